@@ -1,0 +1,46 @@
+# Veil: build, test and run. `make demo` and `make test` do all the set-up
+# they need on a fresh Debian machine with Go.
+
+GO       ?= go
+GOROOT   := $(shell $(GO) env GOROOT)
+WASMPATH := $(GOROOT)/lib/wasm:$(PATH)
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build dist demo test test-go test-wasm test-e2e bench deps clean
+
+all: build
+
+## build: write dist/ (webmcp.js, worker.js, veil.wasm, wasm_exec.js, .br/.gz)
+build dist:
+	$(GO) run ./js/cmd/mkdist -out dist
+
+## deps: install what the tests need and the machine lacks (Chromium, redis-server)
+deps:
+	@missing=""; \
+	if [ -z "$$CHROME_PATH" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
+	if ! command -v redis-server >/dev/null 2>&1; then missing="$$missing redis-server"; fi; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+## test: everything: native Go tests, wasm tests under Node, Redis and Chromium suites
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+	$(MAKE) test-wasm
+
+## test-wasm: the engine and glue under Node (GOOS=js GOARCH=wasm)
+test-wasm:
+	PATH="$(WASMPATH)" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/...
+
+## bench: Go benchmarks and the browser benchmark
+bench: deps
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+## demo: run the demo server on 127.0.0.1:8080
+demo: build
+	$(GO) run ./demo
+
+clean:
+	rm -rf dist

@@ -1,0 +1,130 @@
+// Package engine is Veil's trust boundary: it compiles the schemas a page
+// declares for its WebMCP tools, validates inputs, and turns every tool
+// output into the agent view, withholding what must not reach an AI agent
+// and keeping it, behind opaque handles, for the user to reveal.
+//
+// The package is plain Go: it never imports syscall/js, so it is tested
+// natively. The WebAssembly glue in the parent directory passes JSON text
+// across the seam and nothing else.
+//
+// Every path by which tool output leaves the runtime ends in [Engine.Output].
+package engine
+
+import (
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Defaults for [Options] fields left zero.
+const (
+	DefaultMaxOutputBytes  = 8 << 20
+	DefaultMaxReferenceTTL = time.Hour
+	DefaultHoldTTL         = 10 * time.Minute
+)
+
+// MetaKey is the namespaced _meta key under which an agent view lists what
+// was withheld.
+const MetaKey = "dev.veil/withheld"
+
+// Options configure an [Engine]. A nil *Options means all defaults.
+type Options struct {
+	// Origin is the page's origin, as "https://host[:port]". A
+	// secret_reference whose redeemUrl resolves elsewhere is invalid.
+	// Empty means no reference is valid.
+	Origin string
+	// BaseURL is the document's base URL, against which relative
+	// redeemUrls resolve. Empty means Origin + "/".
+	BaseURL string
+	// MaxOutputBytes caps the serialized output of a tool that declares
+	// anything sensitive. Zero means DefaultMaxOutputBytes.
+	MaxOutputBytes int
+	// MaxReferenceTTL clamps a secret_reference's ttl. Zero means
+	// DefaultMaxReferenceTTL.
+	MaxReferenceTTL time.Duration
+	// HoldTTL is how long withheld values are kept for the user. Zero means
+	// DefaultHoldTTL.
+	HoldTTL time.Duration
+	// Regexp compiles the patterns of the page's schemas. In the browser it
+	// is the page's ECMA-262 RegExp. Nil means Go's regexp package.
+	Regexp jsonschema.RegexpEngine
+	// Now is the clock. Nil means time.Now.
+	Now func() time.Time
+}
+
+// Error is an error the page sees as a JavaScript exception: Name is
+// "TypeError" or a DOMException name ("InvalidStateError", "DataError",
+// "OperationError", "AbortError").
+type Error struct {
+	Name    string `json:"name"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Name + ": " + e.Message }
+
+// OutcomeKind says how a tool's execute callback finished.
+type OutcomeKind string
+
+// The outcomes the page glue reports to [Engine.Output].
+const (
+	// Returned: execute returned a value other than a string or undefined;
+	// Outcome.Data is its JSON.stringify text.
+	Returned OutcomeKind = "returned"
+	// Text: execute returned a string; Outcome.Data is that string.
+	Text OutcomeKind = "text"
+	// Empty: execute returned undefined (or JSON.stringify gave undefined).
+	Empty OutcomeKind = "empty"
+	// Threw: execute threw or its promise rejected; Outcome.Data is the
+	// error's message.
+	Threw OutcomeKind = "threw"
+	// Unserializable: JSON.stringify of the result threw (a cycle, a
+	// BigInt).
+	Unserializable OutcomeKind = "unserializable"
+	// TimedOut: execute did not settle in time.
+	TimedOut OutcomeKind = "timedout"
+	// Aborted: the caller's signal aborted; Outcome.Data is the reason.
+	Aborted OutcomeKind = "aborted"
+)
+
+// Outcome is what a tool's execute produced, as the page glue saw it.
+type Outcome struct {
+	Kind OutcomeKind
+	Data string
+}
+
+// Item describes one withheld value or secret_reference held for the user.
+// It never carries the value.
+type Item struct {
+	Handle  string    `json:"handle"`
+	CallID  string    `json:"callId"`
+	Tool    string    `json:"tool"`
+	Kind    string    `json:"kind"` // "value" or "reference"
+	Label   string    `json:"label"`
+	Pointer string    `json:"pointer"`
+	Expires time.Time `json:"expires"`
+}
+
+// Result is the agent view of one call.
+type Result struct {
+	// Agent is the string executeTool resolves with, when Err is nil.
+	Agent string
+	// Err, when not nil, is what executeTool rejects with.
+	Err *Error
+	// CallID identifies the call's held items.
+	CallID string
+	// Items lists what was held for the user's reveal flow.
+	Items []Item
+	// Invalid says why each invalid secret_reference was withheld; the
+	// page hears it, the agent does not.
+	Invalid []string
+}
+
+// Revealed is what [Engine.Reveal] hands the user's side.
+type Revealed struct {
+	Kind string `json:"kind"` // "value" or "reference"
+	// Value is the withheld value: a JSON string's contents, or the JSON
+	// text of any other value.
+	Value string `json:"value,omitempty"`
+	// RedeemURL is the absolute, same-origin URL to GET for a reference.
+	RedeemURL string `json:"redeemUrl,omitempty"`
+}
