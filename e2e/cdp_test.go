@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"encoding/json"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/webmcp"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// nativeTool waits until the browser's native WebMCP registry of the tab's
+// main frame holds the tool, and returns it as the DevTools protocol reports
+// it. WebMCP.enable reports every tool already registered, so it does not
+// matter whether the page registered it before or after the call.
+func (tb *tab) nativeTool(name string) *webmcp.Tool {
+	tb.t.Helper()
+	added := chromedp.Events(tb.ctx, webmcp.ToolsAdded)
+	_, err := chromedp.Call(tb.ctx, webmcp.Enable, cdp.Empty{})
+	require.NoError(tb.t, err, "WebMCP.enable")
+	for ev, err := range added {
+		require.NoError(tb.t, err, "waiting for WebMCP.toolsAdded of %q", name)
+		for _, tool := range ev.Tools {
+			if tool.Name == name {
+				return tool
+			}
+		}
+	}
+	require.FailNow(tb.t, "the WebMCP.toolsAdded events ended", "tool %q", name)
+	return nil
+}
+
+// invokeTool calls the tool through the DevTools protocol, as an agent that
+// drives the browser does, and returns the WebMCP.toolResponded event of
+// that invocation.
+func (tb *tab) invokeTool(name, input string) *webmcp.EventToolResponded {
+	tb.t.Helper()
+	frame, err := chromedp.Call(tb.ctx, page.GetFrameTree, cdp.Empty{})
+	require.NoError(tb.t, err, "Page.getFrameTree")
+	_, err = chromedp.Call(tb.ctx, webmcp.Enable, cdp.Empty{})
+	require.NoError(tb.t, err, "WebMCP.enable")
+
+	// Subscribe first: the response to invokeTool can come after the event.
+	responded := chromedp.Events(tb.ctx, webmcp.ToolResponded)
+	res, err := chromedp.Call(tb.ctx, webmcp.InvokeTool, webmcp.InvokeToolParams{
+		FrameID:  frame.FrameTree.Frame.ID,
+		ToolName: name,
+		Input:    jsonv2.Value(input),
+	})
+	require.NoError(tb.t, err, "WebMCP.invokeTool %q", name)
+	for ev, err := range responded {
+		require.NoError(tb.t, err, "waiting for WebMCP.toolResponded of %q", name)
+		if ev.InvocationID == res.InvocationID {
+			return &ev
+		}
+	}
+	require.FailNow(tb.t, "the WebMCP.toolResponded events ended", "tool %q", name)
+	return nil
+}
+
+// agentText returns the tool output of a WebMCP.toolResponded event as the
+// string that executeTool gives for the same call. Chromium sends the output
+// as JSON: parsed when the string is JSON text, else as a JSON string.
+func agentText(ev *webmcp.EventToolResponded) string {
+	var s string
+	if json.Unmarshal(ev.Output, &s) == nil {
+		return s
+	}
+	return string(ev.Output)
+}

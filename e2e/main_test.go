@@ -1,0 +1,173 @@
+// Package e2e drives the runtime in headless Chromium through the DevTools
+// protocol.
+//
+// TestMain builds what the suite needs, serves it from an in-process server
+// on 127.0.0.1, and starts each browser once; every test opens its own tab.
+// Two browsers run side by side: Chromium as shipped, where the runtime is
+// the only WebMCP implementation, and Chromium with its native WebMCP turned
+// on (--enable-features=WebMCP), where the runtime must layer in front of it.
+//
+// Environment:
+//
+//	CHROME_PATH        the browser binary; else chromium, chromium-browser or
+//	                   google-chrome on PATH
+//	VEIL_SKIP_BROWSER  set to 1 to skip the suite when no browser is found;
+//	                   without it a missing browser fails the suite
+//	VEIL_HEADFUL       set to 1 to watch the browsers in windows
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Environment variables that configure the suite.
+const (
+	envChromePath  = "CHROME_PATH"
+	envSkipBrowser = "VEIL_SKIP_BROWSER"
+	envHeadful     = "VEIL_HEADFUL"
+)
+
+// browserNames are the binaries looked up on PATH when CHROME_PATH is unset.
+var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
+
+// startTimeout bounds the start of one browser.
+const startTimeout = 30 * time.Second
+
+var (
+	// plain is Chromium as shipped, without native WebMCP.
+	plain *browser
+	// native is Chromium with --enable-features=WebMCP.
+	native *browser
+	// server serves the fixture pages and, under /dist/, the runtime.
+	server *httptest.Server
+	// skipReason, when set, makes every test that needs a browser skip.
+	skipReason string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	execPath, err := findBrowser()
+	if err != nil {
+		if os.Getenv(envSkipBrowser) == "1" {
+			skipReason = fmt.Sprintf("skipping browser tests: %v (%s=1)", err, envSkipBrowser)
+			fmt.Fprintln(os.Stderr, "e2e:", skipReason)
+			return m.Run()
+		}
+		fmt.Fprintf(os.Stderr, "e2e: %v; set %s, or %s=1 to skip the browser tests\n", err, envChromePath, envSkipBrowser)
+		return 1
+	}
+
+	server = httptest.NewServer(newMux())
+	defer server.Close()
+
+	var wg sync.WaitGroup
+	var plainErr, nativeErr error
+	wg.Go(func() { plain, plainErr = startBrowser(execPath, false) })
+	wg.Go(func() { native, nativeErr = startBrowser(execPath, true) })
+	wg.Wait()
+	defer plain.close()
+	defer native.close()
+	if err := errors.Join(plainErr, nativeErr); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: starting %s: %v\n", execPath, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// findBrowser returns the browser binary named by CHROME_PATH, or the first
+// of browserNames found on PATH.
+func findBrowser() (string, error) {
+	if p := os.Getenv(envChromePath); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%s: %w", envChromePath, err)
+		}
+		return p, nil
+	}
+	for _, name := range browserNames {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no Chromium found (looked for %v on PATH)", browserNames)
+}
+
+// newMux serves the fixture pages of testdata at the root.
+func newMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir("testdata")))
+	return mux
+}
+
+// browser is one running Chromium. Tabs are children of ctx.
+type browser struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// startBrowser starts Chromium with the suite's flags and, when
+// nativeWebMCP is set, with the browser's own WebMCP turned on.
+func startBrowser(execPath string, nativeWebMCP bool) (*browser, error) {
+	features := "NetworkService,NetworkServiceInProcess"
+	if nativeWebMCP {
+		// The flag replaces chromedp's own enable-features value, so
+		// that value is repeated here.
+		features = "WebMCP," + features
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(execPath),
+		chromedp.Flag("enable-features", features),
+		// Keep the browser off the network: it talks to the test server only.
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+	)
+	if os.Geteuid() == 0 {
+		// Chromium refuses to start its sandbox as root (containers, CI).
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	if os.Getenv(envHeadful) == "1" {
+		opts = append(opts, chromedp.VisibleWindow)
+	}
+
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	b := &browser{ctx: ctx, cancel: func() { cancelCtx(); cancelAlloc() }}
+
+	// The first Run starts the browser; it must not carry a timeout, so
+	// the timeout only watches it.
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			b.cancel()
+			return nil, err
+		}
+	case <-time.After(startTimeout):
+		b.cancel()
+		return nil, fmt.Errorf("browser did not start within %v", startTimeout)
+	}
+	return b, nil
+}
+
+// close stops the browser. It accepts a nil browser.
+func (b *browser) close() {
+	if b != nil {
+		b.cancel()
+	}
+}

@@ -1,0 +1,213 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// tabTimeout bounds everything one test does in its tab.
+const tabTimeout = 30 * time.Second
+
+// consoleFlushTimeout bounds the wait for the console marker at the end of a
+// test.
+const consoleFlushTimeout = 5 * time.Second
+
+// tab is one browser tab that belongs to one test. Every console error and
+// uncaught exception in it fails the test, unless the test allowed it.
+type tab struct {
+	t   testing.TB
+	ctx context.Context
+
+	mu      sync.Mutex
+	msgs    []chromedp.ConsoleMessage
+	allowed []*regexp.Regexp
+	marks   map[string]chan struct{}
+}
+
+// openTab opens a new tab in b for the test. The tab closes when the test
+// ends, after the console has been checked.
+func openTab(t *testing.T, b *browser) *tab {
+	t.Helper()
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	tabCtx, cancelTab := chromedp.NewContext(b.ctx)
+	ctx, cancel := context.WithTimeout(tabCtx, tabTimeout)
+	tb := &tab{t: t, ctx: ctx, marks: make(map[string]chan struct{})}
+
+	// Open the target first, so that the console subscription sees the
+	// page from its first script on.
+	require.NoError(t, chromedp.Do(ctx), "opening a tab")
+	messages := chromedp.Console(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			tb.record(m)
+		}
+	}()
+
+	t.Cleanup(func() {
+		tb.flushConsole()
+		cancel()
+		cancelTab()
+		<-done
+		tb.checkConsole()
+	})
+	return tb
+}
+
+// record keeps a console message, or releases the waiter of a marker.
+func (tb *tab) record(m chromedp.ConsoleMessage) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	if ch, ok := tb.marks[m.Text]; ok && m.Type == chromedp.ConsoleDebug {
+		close(ch)
+		delete(tb.marks, m.Text)
+		return
+	}
+	tb.msgs = append(tb.msgs, m)
+}
+
+// flushConsole logs a marker in the page and waits until the listener has
+// seen it. The console keeps the order of messages, so every message that the
+// page wrote before the marker has been recorded when it returns.
+func (tb *tab) flushConsole() {
+	mark := fmt.Sprintf("e2e console mark %p", tb)
+	ch := make(chan struct{})
+	tb.mu.Lock()
+	tb.marks[mark] = ch
+	tb.mu.Unlock()
+	ctx, cancel := context.WithTimeout(tb.ctx, consoleFlushTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("console.debug(%q)", mark))); err != nil {
+		tb.t.Errorf("flushing the console: %v", err)
+		return
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		tb.t.Errorf("flushing the console: the marker did not arrive within %v", consoleFlushTimeout)
+	}
+}
+
+// checkConsole fails the test for each console error and uncaught exception
+// that the test did not allow.
+func (tb *tab) checkConsole() {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	for _, m := range tb.msgs {
+		if m.Type != chromedp.ConsoleError && !m.IsException() {
+			continue
+		}
+		if tb.isAllowed(m.Text) {
+			continue
+		}
+		where := ""
+		if m.URL != "" {
+			where = fmt.Sprintf(" (%s:%d)", m.URL, m.Line+1)
+		}
+		tb.t.Errorf("page console: %s%s", m, where)
+	}
+}
+
+func (tb *tab) isAllowed(text string) bool {
+	for _, re := range tb.allowed {
+		if re.MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
+// allowConsole lets console errors whose text matches pattern pass. Use it
+// for errors that the browser itself logs on purpose, never to hide a bug.
+func (tb *tab) allowConsole(pattern string) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	tb.allowed = append(tb.allowed, regexp.MustCompile(pattern))
+}
+
+// consoleTexts returns the texts of the console messages seen so far.
+func (tb *tab) consoleTexts() []string {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	var texts []string
+	for _, m := range tb.msgs {
+		texts = append(texts, m.String())
+	}
+	return texts
+}
+
+// navigate loads the page at path on the test server and waits for its load
+// event.
+func (tb *tab) navigate(path string) {
+	tb.t.Helper()
+	url := server.URL + "/" + strings.TrimPrefix(path, "/")
+	require.NoError(tb.t, chromedp.Do(tb.ctx, chromedp.Navigate(url)), "navigating to %s", path)
+}
+
+// eval evaluates the expression in the page, waits for the promise it
+// returns, if any, and decodes the result into a value of type T.
+func eval[T any](tb *tab, expression string) T {
+	tb.t.Helper()
+	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](expression, chromedp.EvalAwaitPromise))
+	require.NoError(tb.t, err, "evaluating %s", expression)
+	return v
+}
+
+// poll waits until the expression is truthy in the page.
+func (tb *tab) poll(expression string) {
+	tb.t.Helper()
+	_, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](expression,
+		chromedp.WithPollingInterval(10*time.Millisecond),
+		chromedp.WithPollingTimeout(10*time.Second)))
+	require.NoError(tb.t, err, "waiting for %s", expression)
+}
+
+// js renders v as a JavaScript literal.
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("rendering %T as JavaScript: %v", v, err))
+	}
+	return string(b)
+}
+
+// settled is what e2e.settle in harness.js reports for a promise.
+type settled struct {
+	OK    bool            `json:"ok"`
+	Value json.RawMessage `json:"value"`
+	Type  string          `json:"type"`
+	Error *jsError        `json:"error"`
+}
+
+// jsError is an exception as harness.js reports it.
+type jsError struct {
+	Name         string `json:"name"`
+	Message      string `json:"message"`
+	DOMException bool   `json:"domException"`
+}
+
+// String returns the string that a promise resolved with, and fails the test
+// when it rejected or resolved with something else.
+func (s settled) String(t testing.TB) string {
+	t.Helper()
+	require.Nil(t, s.Error, "the promise rejected")
+	require.Equal(t, "string", s.Type, "type of the resolved value")
+	var str string
+	require.NoError(t, json.Unmarshal(s.Value, &str))
+	return str
+}
