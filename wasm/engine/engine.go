@@ -1,0 +1,292 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Engine holds a page's registered tools and the values withheld from
+// their outputs. It is safe for concurrent use.
+type Engine struct {
+	opts   Options
+	origin *url.URL
+	base   *url.URL
+
+	mu    sync.Mutex
+	tools map[string]*tool
+	vault vault
+}
+
+// tool is a registered tool as the engine keeps it.
+type tool struct {
+	name        string
+	normalized  string
+	input       *compiledSchema // nil: any object
+	output      *compiledSchema // nil: none declared
+	hint        bool            // annotations.sensitiveHint
+	declaresAny bool            // hint, or x-sensitive in outputSchema
+	label       string          // title, or name
+}
+
+// New returns an Engine. A nil opts means all defaults.
+func New(opts *Options) *Engine {
+	e := &Engine{tools: map[string]*tool{}}
+	if opts != nil {
+		e.opts = *opts
+	}
+	if e.opts.MaxOutputBytes <= 0 {
+		e.opts.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if e.opts.MaxReferenceTTL <= 0 {
+		e.opts.MaxReferenceTTL = DefaultMaxReferenceTTL
+	}
+	if e.opts.HoldTTL <= 0 {
+		e.opts.HoldTTL = DefaultHoldTTL
+	}
+	if e.opts.Now == nil {
+		e.opts.Now = time.Now
+	}
+	if u, err := url.Parse(e.opts.Origin); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		e.origin = &url.URL{Scheme: u.Scheme, Host: u.Host}
+		e.base = e.origin.JoinPath("/")
+		if b, err := url.Parse(e.opts.BaseURL); err == nil && b.IsAbs() {
+			e.base = b
+		}
+	}
+	e.vault.init()
+	return e
+}
+
+// definition is the JSON form of a ModelContextTool, less execute.
+type definition struct {
+	Name         *string         `json:"name"`
+	Title        *string         `json:"title"`
+	Description  *string         `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Annotations  json.RawMessage `json:"annotations"`
+}
+
+// maxNameLength is the longest tool name the draft allows.
+const maxNameLength = 128
+
+func typeError(format string, args ...any) *Error {
+	return &Error{Name: "TypeError", Message: fmt.Sprintf(format, args...)}
+}
+
+func stateError(format string, args ...any) *Error {
+	return &Error{Name: "InvalidStateError", Message: fmt.Sprintf(format, args...)}
+}
+
+// Register validates and compiles a tool definition, given as JSON text
+// (name, title, description, inputSchema, outputSchema, annotations), and
+// returns its normalized form: what getTools exposes. Errors are *Error
+// with the draft's names: InvalidStateError for a bad or duplicate name or
+// an empty description, TypeError for anything else malformed. A rejected
+// definition leaves nothing registered.
+func (e *Engine) Register(def string) (string, error) {
+	t, err := e.compile(def)
+	if err != nil {
+		return "", err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, dup := e.tools[t.name]; dup {
+		return "", stateError("registerTool: a tool named %q is already registered", t.name)
+	}
+	e.tools[t.name] = t
+	return t.normalized, nil
+}
+
+func (e *Engine) compile(def string) (*tool, error) {
+	var d definition
+	dec := json.NewDecoder(strings.NewReader(def))
+	if err := dec.Decode(&d); err != nil {
+		return nil, typeError("registerTool: the tool definition is not a JSON object: %v", err)
+	}
+	if d.Name == nil {
+		return nil, typeError("registerTool: the tool has no name")
+	}
+	name := *d.Name
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	if d.Description == nil {
+		return nil, typeError("registerTool: tool %q has no description", name)
+	}
+	if strings.TrimSpace(*d.Description) == "" {
+		return nil, stateError("registerTool: tool %q has an empty description", name)
+	}
+	t := &tool{name: name, label: name}
+	if d.Title != nil && *d.Title != "" {
+		t.label = *d.Title
+	}
+	var err error
+	if t.input, err = e.compileField(name, "inputSchema", d.InputSchema); err != nil {
+		return nil, err
+	}
+	if t.output, err = e.compileField(name, "outputSchema", d.OutputSchema); err != nil {
+		return nil, err
+	}
+	annotations, err := normalizeAnnotations(name, d.Annotations)
+	if err != nil {
+		return nil, err
+	}
+	if h, ok := annotations["sensitiveHint"].(bool); ok {
+		t.hint = h
+	}
+	t.declaresAny = t.hint || (t.output != nil && t.output.anySensitive)
+
+	// The normalized definition keeps the page's schema text as given.
+	var b bytes.Buffer
+	b.WriteString(`{"name":`)
+	b.Write(appendString(nil, name))
+	if d.Title != nil {
+		b.WriteString(`,"title":`)
+		b.Write(appendString(nil, *d.Title))
+	}
+	b.WriteString(`,"description":`)
+	b.Write(appendString(nil, *d.Description))
+	b.WriteString(`,"inputSchema":`)
+	if len(d.InputSchema) > 0 && !isNull(d.InputSchema) {
+		b.Write(compact(d.InputSchema))
+	} else {
+		b.WriteString(`{"type":"object","properties":{}}`)
+	}
+	if len(d.OutputSchema) > 0 && !isNull(d.OutputSchema) {
+		b.WriteString(`,"outputSchema":`)
+		b.Write(compact(d.OutputSchema))
+	}
+	ann, _ := json.Marshal(annotations)
+	b.WriteString(`,"annotations":`)
+	b.Write(ann)
+	b.WriteByte('}')
+	t.normalized = b.String()
+	return t, nil
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+func compact(raw json.RawMessage) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// checkName applies the draft's rule for tool names.
+func checkName(name string) error {
+	if name == "" {
+		return stateError("registerTool: the tool name is empty")
+	}
+	if len(name) > maxNameLength {
+		return stateError("registerTool: tool name %q… is longer than %d characters", name[:16], maxNameLength)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return stateError("registerTool: tool name %q has a character outside [A-Za-z0-9_.-] at offset %d", name, i)
+		}
+	}
+	return nil
+}
+
+// compileField compiles one of a tool's schemas; null or absent is none.
+func (e *Engine) compileField(name, field string, raw json.RawMessage) (*compiledSchema, error) {
+	if len(raw) == 0 || isNull(raw) {
+		return nil, nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, typeError("registerTool: %s of tool %q is not valid JSON: %v", field, name, err)
+	}
+	cs, err := compileSchema(doc, name+"/"+field, e.opts.Regexp)
+	if err != nil {
+		return nil, typeError("registerTool: %s of tool %q is not a valid JSON Schema: %v", field, name, err)
+	}
+	return cs, nil
+}
+
+// normalizeAnnotations checks the annotations the runtime acts on and
+// passes unknown ones through.
+func normalizeAnnotations(name string, raw json.RawMessage) (map[string]any, error) {
+	out := map[string]any{}
+	if len(raw) == 0 || isNull(raw) {
+		return out, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, typeError("registerTool: annotations of tool %q are not valid JSON: %v", name, err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, typeError("registerTool: annotations of tool %q must be an object, got %s", name, jsonType(v))
+	}
+	for k, v := range obj {
+		switch k {
+		case "sensitiveHint", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint",
+			"untrustedContentHint", "consequentialHint":
+			if _, ok := v.(bool); !ok {
+				return nil, typeError("registerTool: annotations.%s of tool %q must be a boolean, got %s", k, name, jsonType(v))
+			}
+		case "title":
+			if _, ok := v.(string); !ok {
+				return nil, typeError("registerTool: annotations.title of tool %q must be a string, got %s", name, jsonType(v))
+			}
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// Unregister removes the named tool and reports whether it was there.
+func (e *Engine) Unregister(name string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.tools[name]
+	delete(e.tools, name)
+	return ok
+}
+
+func (e *Engine) lookup(name string) *tool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.tools[name]
+}
+
+// CheckInput validates a call's input, as JSON text, against the tool's
+// inputSchema. The error is a DataError whose message is the JSON of a
+// [Failure] for the first failing location.
+func (e *Engine) CheckInput(name, input string) error {
+	t := e.lookup(name)
+	if t == nil {
+		return &Error{Name: "NotFoundError", Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}
+	}
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(input))
+	if err != nil {
+		return typeError("executeTool: the input of tool %q is not valid JSON: %v", name, err)
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+	default:
+		return typeError("executeTool: the input of tool %q must be an object, got %s", name, jsonType(v))
+	}
+	if t.input == nil {
+		return nil
+	}
+	if f := t.input.validate(v); f != nil {
+		msg, _ := json.Marshal(f)
+		return &Error{Name: "DataError", Message: string(msg)}
+	}
+	return nil
+}

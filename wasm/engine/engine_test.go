@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const testOrigin = "https://app.example"
+
+func newTestEngine(t testing.TB) *Engine {
+	t.Helper()
+	return New(&Options{Origin: testOrigin})
+}
+
+// mustRegister registers a tool from a JSON definition and fails the test
+// on error.
+func mustRegister(t testing.TB, e *Engine, def string) {
+	t.Helper()
+	_, err := e.Register(def)
+	require.NoError(t, err, "Register(%s)", def)
+}
+
+func TestRegisterErrors(t *testing.T) {
+	long := strings.Repeat("a", 129)
+	tests := []struct {
+		name     string
+		def      string
+		wantName string
+		wantMsg  string
+	}{
+		{"empty name", `{"name":"","description":"d"}`, "InvalidStateError", "empty"},
+		{"long name", `{"name":"` + long + `","description":"d"}`, "InvalidStateError", "longer than 128"},
+		{"bad character", `{"name":"a b","description":"d"}`, "InvalidStateError", "outside [A-Za-z0-9_.-]"},
+		{"unicode name", `{"name":"café","description":"d"}`, "InvalidStateError", "outside"},
+		{"empty description", `{"name":"t","description":""}`, "InvalidStateError", "empty description"},
+		{"blank description", `{"name":"t","description":"  "}`, "InvalidStateError", "empty description"},
+		{"missing name", `{"description":"d"}`, "TypeError", "no name"},
+		{"missing description", `{"name":"t"}`, "TypeError", "no description"},
+		{"not an object", `[1]`, "TypeError", "not a JSON object"},
+		{"input schema not object", `{"name":"t","description":"d","inputSchema":5}`, "TypeError", `inputSchema of tool "t"`},
+		{"input schema boolean", `{"name":"t","description":"d","inputSchema":true}`, "TypeError", "must be an object"},
+		{"output schema array", `{"name":"t","description":"d","outputSchema":[]}`, "TypeError", `outputSchema of tool "t"`},
+		{"invalid schema", `{"name":"t","description":"d","inputSchema":{"type":"nope"}}`, "TypeError", `inputSchema of tool "t" is not a valid JSON Schema`},
+		{"invalid pattern", `{"name":"t","description":"d","outputSchema":{"pattern":"("}}`, "TypeError", "outputSchema"},
+		{"x-sensitive string", `{"name":"t","description":"d","outputSchema":{"properties":{"a":{"x-sensitive":"yes"}}}}`, "TypeError", "x-sensitive must be a boolean, got string"},
+		{"x-sensitive in unused defs", `{"name":"t","description":"d","outputSchema":{"$defs":{"a":{"x-sensitive":1}}}}`, "TypeError", "/$defs/a"},
+		{"x-sensitive at root", `{"name":"t","description":"d","outputSchema":{"x-sensitive":null}}`, "TypeError", "the root"},
+		{"remote ref", `{"name":"t","description":"d","outputSchema":{"$ref":"https://evil.example/s.json"}}`, "TypeError", "not loaded"},
+		{"relative ref", `{"name":"t","description":"d","outputSchema":{"$ref":"other.json"}}`, "TypeError", "not loaded"},
+		{"unknown $schema", `{"name":"t","description":"d","outputSchema":{"$schema":"https://evil.example/meta"}}`, "TypeError", "outputSchema"},
+		{"sensitiveHint string", `{"name":"t","description":"d","annotations":{"sensitiveHint":"true"}}`, "TypeError", "annotations.sensitiveHint of tool \"t\" must be a boolean"},
+		{"annotations array", `{"name":"t","description":"d","annotations":[]}`, "TypeError", "must be an object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEngine(t)
+			_, err := e.Register(tt.def)
+			require.Error(t, err)
+			var ee *Error
+			require.ErrorAs(t, err, &ee)
+			assert.Equal(t, tt.wantName, ee.Name, "Register(%s) error name", tt.def)
+			assert.Contains(t, ee.Message, tt.wantMsg)
+			assert.NotContains(t, ee.Message, schemaBase, "the invented base URL leaks into the message")
+			// Nothing half-registered: the name is still free.
+			_, err = e.Register(`{"name":"t","description":"ok"}`)
+			assert.NoError(t, err, "Register after a rejected definition")
+		})
+	}
+}
+
+func TestRegisterDuplicate(t *testing.T) {
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"t","description":"d"}`)
+	_, err := e.Register(`{"name":"t","description":"again"}`)
+	var ee *Error
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, "InvalidStateError", ee.Name)
+	assert.True(t, e.Unregister("t"))
+	assert.False(t, e.Unregister("t"))
+	mustRegister(t, e, `{"name":"t","description":"d"}`)
+}
+
+func TestRegisterNormalized(t *testing.T) {
+	e := newTestEngine(t)
+	got, err := e.Register(`{"name":"t","title":"T","description":"d","outputSchema":{"type":"object", "properties":{"z":{},"a":{"x-sensitive":true}}},"annotations":{"sensitiveHint":true,"custom":{"x":1}}}`)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"name":"t","title":"T","description":"d","inputSchema":{"type":"object","properties":{}},
+		"outputSchema":{"type":"object","properties":{"z":{},"a":{"x-sensitive":true}}},
+		"annotations":{"sensitiveHint":true,"custom":{"x":1}}}`, got)
+	assert.Contains(t, got, `"properties":{"z":{},"a":`, "the page's key order is kept")
+}
+
+func TestCheckInput(t *testing.T) {
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"n":{"type":"integer","minimum":1},"s":{"type":"string","pattern":"^ab"}},"required":["n"]}}`)
+	mustRegister(t, e, `{"name":"free","description":"d"}`)
+	tests := []struct {
+		tool, input string
+		wantName    string
+		want        Failure
+	}{
+		{"t", `{"n":2}`, "", Failure{}},
+		{"t", `{"n":0}`, "DataError", Failure{Path: "/n", SchemaPath: "/properties/n/minimum"}},
+		{"t", `{}`, "DataError", Failure{Path: "", SchemaPath: "/required"}},
+		{"t", `{"n":1,"s":"ac"}`, "DataError", Failure{Path: "/s", SchemaPath: "/properties/s/pattern"}},
+		{"t", `[]`, "DataError", Failure{Path: "", SchemaPath: "/type"}},
+		{"free", `[1,2]`, "", Failure{}},
+		{"free", `{"any":true}`, "", Failure{}},
+		{"free", `5`, "TypeError", Failure{}},
+		{"free", `null`, "TypeError", Failure{}},
+		{"missing", `{}`, "NotFoundError", Failure{}},
+	}
+	for _, tt := range tests {
+		err := e.CheckInput(tt.tool, tt.input)
+		if tt.wantName == "" {
+			assert.NoError(t, err, "CheckInput(%q, %s)", tt.tool, tt.input)
+			continue
+		}
+		var ee *Error
+		require.ErrorAs(t, err, &ee, "CheckInput(%q, %s)", tt.tool, tt.input)
+		assert.Equal(t, tt.wantName, ee.Name, "CheckInput(%q, %s)", tt.tool, tt.input)
+		if tt.wantName == "DataError" {
+			var f Failure
+			require.NoError(t, json.Unmarshal([]byte(ee.Message), &f), "DataError message is JSON")
+			assert.Equal(t, tt.want.Path, f.Path, "CheckInput(%q, %s) path", tt.tool, tt.input)
+			assert.Equal(t, tt.want.SchemaPath, f.SchemaPath, "CheckInput(%q, %s) schemaPath", tt.tool, tt.input)
+			assert.NotEmpty(t, f.Reason)
+		}
+	}
+}
+
+func TestNoSchemaFetch(t *testing.T) {
+	e := newTestEngine(t)
+	for _, ref := range []string{"file:///etc/passwd", "http://127.0.0.1:1/x", "/etc/passwd"} {
+		_, err := e.Register(`{"name":"t","description":"d","outputSchema":{"$ref":"` + ref + `"}}`)
+		assert.ErrorContains(t, err, "not loaded", "a $ref to %s must not load", ref)
+	}
+}
+
+func TestVaultExpiry(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := New(&Options{Origin: testOrigin, Now: func() time.Time { return now }, HoldTTL: time.Minute})
+	mustRegister(t, e, `{"name":"t","description":"d","annotations":{"sensitiveHint":true}}`)
+	res := e.Output("t", Outcome{Kind: Returned, Data: `{"secret":"s3cr3t"}`})
+	require.Nil(t, res.Err)
+	require.Len(t, res.Items, 1)
+	h := res.Items[0].Handle
+	got, err := e.Reveal(h)
+	require.NoError(t, err)
+	assert.Equal(t, Revealed{Kind: "value", Value: `{"secret":"s3cr3t"}`}, got)
+	assert.Len(t, e.Items(), 1)
+
+	now = now.Add(time.Minute)
+	assert.Empty(t, e.Items(), "items after HoldTTL")
+	_, err = e.Reveal(h)
+	assert.Error(t, err, "Reveal after expiry")
+}
+
+func TestVaultForget(t *testing.T) {
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"t","description":"d","annotations":{"sensitiveHint":true}}`)
+	res := e.Output("t", Outcome{Kind: Text, Data: "top secret"})
+	require.Len(t, res.Items, 1)
+	h := res.Items[0].Handle
+	got, err := e.Reveal(h)
+	require.NoError(t, err)
+	assert.Equal(t, "top secret", got.Value)
+	assert.True(t, e.Forget(h))
+	assert.False(t, e.Forget(h))
+	_, err = e.Reveal(h)
+	assert.Error(t, err)
+}

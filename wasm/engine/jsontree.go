@@ -1,0 +1,464 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// This file holds a small JSON reader built for the agent view. A tool's
+// output arrives as the text JSON.stringify wrote; the view must copy the
+// parts it keeps byte for byte, so the reader records where every value and
+// member name starts and ends instead of building maps. Go's encoding/json
+// is far slower than the browser's JSON.parse in WebAssembly; walking spans
+// keeps the cost close to one pass over the bytes.
+
+type kind uint8
+
+const (
+	kNull kind = iota
+	kBool
+	kNumber
+	kString
+	kArray
+	kObject
+)
+
+func (k kind) String() string {
+	return [...]string{"null", "boolean", "number", "string", "array", "object"}[k]
+}
+
+// node is one JSON value. Nodes are stored in pre-order: a container's
+// children follow it, and next is the index just past its subtree.
+type node struct {
+	kind kind
+	// key is the decoded member name when the parent is an object.
+	key string
+	// keyStart is the offset of the member name's opening quote; the
+	// member's text is src[keyStart:end].
+	keyStart int
+	start    int
+	end      int
+	next     int
+	// str is the decoded value of a string.
+	str string
+}
+
+// tree is a parsed JSON text. nodes[0] is the root.
+type tree struct {
+	src   string
+	nodes []node
+}
+
+// maxDepth bounds nesting so hostile output cannot exhaust the stack.
+const maxDepth = 10000
+
+var errDepth = errors.New("nesting exceeds the maximum depth")
+
+type parser struct {
+	src   string
+	pos   int
+	nodes []node
+	depth int
+}
+
+// parseTree parses one JSON text. Errors name the byte offset.
+func parseTree(src string) (*tree, error) {
+	p := &parser{src: src, nodes: make([]node, 0, 16+len(src)/16)}
+	p.skipSpace()
+	if err := p.value("", -1); err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos != len(src) {
+		return nil, p.errorf("unexpected data after the top-level value")
+	}
+	return &tree{src: src, nodes: p.nodes}, nil
+}
+
+func (p *parser) errorf(format string, args ...any) error {
+	return fmt.Errorf("invalid JSON at offset %d: %s", p.pos, fmt.Sprintf(format, args...))
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.src) {
+		switch p.src[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value parses the value at p.pos, with the member name key (and the
+// offset of its quote) when inside an object.
+func (p *parser) value(key string, keyStart int) error {
+	if p.pos >= len(p.src) {
+		return p.errorf("unexpected end of input")
+	}
+	idx := len(p.nodes)
+	p.nodes = append(p.nodes, node{key: key, keyStart: keyStart, start: p.pos})
+	n := &p.nodes[idx]
+	if keyStart < 0 {
+		n.keyStart = p.pos
+	}
+	switch c := p.src[p.pos]; {
+	case c == '{':
+		n.kind = kObject
+		if err := p.object(); err != nil {
+			return err
+		}
+	case c == '[':
+		n.kind = kArray
+		if err := p.array(); err != nil {
+			return err
+		}
+	case c == '"':
+		s, err := p.string()
+		if err != nil {
+			return err
+		}
+		n = &p.nodes[idx]
+		n.kind = kString
+		n.str = s
+	case c == 't':
+		if err := p.literal("true"); err != nil {
+			return err
+		}
+		n.kind = kBool
+	case c == 'f':
+		if err := p.literal("false"); err != nil {
+			return err
+		}
+		n.kind = kBool
+	case c == 'n':
+		if err := p.literal("null"); err != nil {
+			return err
+		}
+		n.kind = kNull
+	case c == '-' || (c >= '0' && c <= '9'):
+		if err := p.number(); err != nil {
+			return err
+		}
+		n.kind = kNumber
+	default:
+		return p.errorf("unexpected character %q", c)
+	}
+	n = &p.nodes[idx]
+	n.end = p.pos
+	n.next = len(p.nodes)
+	return nil
+}
+
+func (p *parser) literal(lit string) error {
+	if !strings.HasPrefix(p.src[p.pos:], lit) {
+		return p.errorf("invalid literal")
+	}
+	p.pos += len(lit)
+	return nil
+}
+
+func (p *parser) number() error {
+	start := p.pos
+	if p.src[p.pos] == '-' {
+		p.pos++
+	}
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.src) && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	intStart := p.pos
+	if digits() == 0 {
+		return p.errorf("invalid number")
+	}
+	if p.src[intStart] == '0' && p.pos-intStart > 1 {
+		return p.errorf("invalid number: leading zero")
+	}
+	if p.pos < len(p.src) && p.src[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return p.errorf("invalid number")
+		}
+	}
+	if p.pos < len(p.src) && (p.src[p.pos] == 'e' || p.src[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.src) && (p.src[p.pos] == '+' || p.src[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return p.errorf("invalid number")
+		}
+	}
+	_ = start
+	return nil
+}
+
+func (p *parser) object() error {
+	if p.depth++; p.depth > maxDepth {
+		return errDepth
+	}
+	defer func() { p.depth-- }()
+	p.pos++ // {
+	p.skipSpace()
+	if p.pos < len(p.src) && p.src[p.pos] == '}' {
+		p.pos++
+		return nil
+	}
+	for {
+		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
+			return p.errorf("expected a member name")
+		}
+		keyStart := p.pos
+		key, err := p.string()
+		if err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
+			return p.errorf("expected ':'")
+		}
+		p.pos++
+		p.skipSpace()
+		if err := p.value(key, keyStart); err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.src) {
+			return p.errorf("unexpected end of input")
+		}
+		switch p.src[p.pos] {
+		case ',':
+			p.pos++
+			p.skipSpace()
+		case '}':
+			p.pos++
+			return nil
+		default:
+			return p.errorf("expected ',' or '}'")
+		}
+	}
+}
+
+func (p *parser) array() error {
+	if p.depth++; p.depth > maxDepth {
+		return errDepth
+	}
+	defer func() { p.depth-- }()
+	p.pos++ // [
+	p.skipSpace()
+	if p.pos < len(p.src) && p.src[p.pos] == ']' {
+		p.pos++
+		return nil
+	}
+	for {
+		if err := p.value("", -1); err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.src) {
+			return p.errorf("unexpected end of input")
+		}
+		switch p.src[p.pos] {
+		case ',':
+			p.pos++
+			p.skipSpace()
+		case ']':
+			p.pos++
+			return nil
+		default:
+			return p.errorf("expected ',' or ']'")
+		}
+	}
+}
+
+// string parses a JSON string at p.pos and returns its decoded value. A
+// string without escapes is a substring of src and costs no copy.
+func (p *parser) string() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		switch {
+		case c == '"':
+			s := p.src[start:p.pos]
+			p.pos++
+			return s, nil
+		case c == '\\':
+			return p.escapedString(start)
+		case c < 0x20:
+			return "", p.errorf("control character in string")
+		}
+		p.pos++
+	}
+	return "", p.errorf("unterminated string")
+}
+
+func (p *parser) escapedString(start int) (string, error) {
+	var b strings.Builder
+	b.WriteString(p.src[start:p.pos])
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return b.String(), nil
+		case c < 0x20:
+			return "", p.errorf("control character in string")
+		case c != '\\':
+			b.WriteByte(c)
+			p.pos++
+			continue
+		}
+		p.pos++
+		if p.pos >= len(p.src) {
+			break
+		}
+		e := p.src[p.pos]
+		p.pos++
+		switch e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return "", p.errorf("invalid \\u escape")
+			}
+			if utf16.IsSurrogate(r) {
+				// A pair decodes to one rune; a lone surrogate, which
+				// JSON.stringify writes as an escape, becomes U+FFFD.
+				if strings.HasPrefix(p.src[p.pos:], `\u`) {
+					save := p.pos
+					p.pos += 2
+					if r2, ok := p.hex4(); ok {
+						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+							b.WriteRune(d)
+							continue
+						}
+					}
+					p.pos = save
+				}
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+		default:
+			return "", p.errorf("invalid escape")
+		}
+	}
+	return "", p.errorf("unterminated string")
+}
+
+func (p *parser) hex4() (rune, bool) {
+	if p.pos+4 > len(p.src) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(p.src[p.pos:p.pos+4], 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	p.pos += 4
+	return rune(v), true
+}
+
+// children calls f with the index of each child of nodes[i], in order.
+func (t *tree) children(i int, f func(j int)) {
+	for j := i + 1; j < t.nodes[i].next; j = t.nodes[j].next {
+		f(j)
+	}
+}
+
+// member returns the index of the member of object i named key, or -1.
+// JSON.stringify never writes a name twice; for hand-made duplicates the
+// last one wins, as in JSON.parse.
+func (t *tree) member(i int, key string) int {
+	found := -1
+	for j := i + 1; j < t.nodes[i].next; j = t.nodes[j].next {
+		if t.nodes[j].key == key {
+			found = j
+		}
+	}
+	return found
+}
+
+// text returns the JSON text of node i.
+func (t *tree) text(i int) string { return t.src[t.nodes[i].start:t.nodes[i].end] }
+
+// value builds the generic value of node i in the form jsonschema/v6
+// validates: map[string]any, []any, json.Number, string, bool, nil.
+func (t *tree) value(i int) any {
+	n := &t.nodes[i]
+	switch n.kind {
+	case kNull:
+		return nil
+	case kBool:
+		return t.src[n.start] == 't'
+	case kNumber:
+		return json.Number(t.src[n.start:n.end])
+	case kString:
+		return n.str
+	case kArray:
+		var arr []any
+		t.children(i, func(j int) { arr = append(arr, t.value(j)) })
+		if arr == nil {
+			arr = []any{}
+		}
+		return arr
+	default:
+		obj := make(map[string]any)
+		t.children(i, func(j int) { obj[t.nodes[j].key] = t.value(j) })
+		return obj
+	}
+}
+
+// appendString appends s as a JSON string the way JSON.stringify writes it:
+// the short escapes for \b \f \n \r \t " and \\, \u00XX for the other
+// control characters, and everything else as it is.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
