@@ -1,0 +1,425 @@
+package redeem
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Defaults for [Options].
+const (
+	// DefaultBasePath is where a Handler expects to be mounted.
+	DefaultBasePath = "/redeem/"
+	// DefaultTTL is how long a secret stays redeemable when neither the
+	// Secret nor the Options say.
+	DefaultTTL = 5 * time.Minute
+	// DefaultMaxTTL is the longest a secret stays redeemable.
+	DefaultMaxTTL = time.Hour
+	// DefaultRetention is how long an expired or redeemed id keeps
+	// answering 410 before it answers 404.
+	DefaultRetention = 24 * time.Hour
+	// DefaultMaxValueBytes is the largest value Issue accepts.
+	DefaultMaxValueBytes = 16 << 10
+	// DefaultPrincipalLimit and DefaultPrincipalBurst rate-limit the
+	// requests of one principal: a person clicking "Reveal" never comes
+	// close, a script guessing ids does at once.
+	DefaultPrincipalLimit rate.Limit = 1
+	DefaultPrincipalBurst            = 10
+	// DefaultAddressLimit and DefaultAddressBurst rate-limit the requests
+	// from one client address, which may be a NAT shared by many people.
+	DefaultAddressLimit rate.Limit = 5
+	DefaultAddressBurst            = 50
+	// DefaultMaxLimiters is how many principals, and separately how many
+	// client addresses, the rate limiter tracks at once.
+	DefaultMaxLimiters = 10000
+)
+
+// An Authenticator returns the principal making a request, typically by
+// looking up its session cookie. Authentication belongs to the application;
+// the principal is compared with the owner given to [Handler.Issue].
+//
+// An empty principal, or any error, means the request is not signed in and
+// gets 401. An error wrapping [ErrUnavailable] means the answer is unknown
+// right now (a session store is down) and gets 503.
+type Authenticator func(r *http.Request) (principal string, err error)
+
+// Options configures a [Handler]. A nil *Options means every default, which
+// suits a single-instance backend using the memory store.
+type Options struct {
+	// Key is the secret, KeySize bytes long, from which the keyed hash of
+	// ids and the AES-GCM sealing key are derived. Every process sharing a
+	// Store must use the same Key. Nil means a random key made by New,
+	// which is allowed only when Store is nil: the memory store lives and
+	// dies with the process, so its key can too.
+	Key []byte
+
+	// Store keeps the secrets. Nil means a new [MemoryStore] with default
+	// options. Backends running more than one instance need a shared store
+	// such as the one in package redisstore.
+	Store Store
+
+	// BasePath is the path the Handler is mounted under; Issue returns
+	// redeemUrl as BasePath followed by the id, so it is same-origin by
+	// construction. It must start with "/"; a missing trailing "/" is
+	// added. Empty means DefaultBasePath.
+	BasePath string
+
+	// TTL is the lifetime of a secret issued with a zero Secret.TTL.
+	// Zero means DefaultTTL. It is clamped to MaxTTL.
+	TTL time.Duration
+
+	// MaxTTL caps every secret's lifetime. Zero means DefaultMaxTTL.
+	MaxTTL time.Duration
+
+	// Retention is how long an expired or redeemed id answers 410 Gone
+	// before it answers 404. Zero means DefaultRetention.
+	Retention time.Duration
+
+	// MaxValueBytes is the largest value Issue accepts. Zero means
+	// DefaultMaxValueBytes.
+	MaxValueBytes int
+
+	// PrincipalLimit and PrincipalBurst set the token bucket each signed-in
+	// principal draws from, one token per request whatever its outcome (404s
+	// included, so enumerating ids is slow). Zero means
+	// DefaultPrincipalLimit and DefaultPrincipalBurst; rate.Inf turns the
+	// limit off.
+	PrincipalLimit rate.Limit
+	PrincipalBurst int
+
+	// AddressLimit and AddressBurst set the token bucket each client address
+	// draws from, signed in or not. Zero means DefaultAddressLimit and
+	// DefaultAddressBurst; rate.Inf turns the limit off.
+	AddressLimit rate.Limit
+	AddressBurst int
+
+	// MaxLimiters bounds how many principals, and how many addresses, the
+	// rate limiter tracks. Zero means DefaultMaxLimiters.
+	MaxLimiters int
+
+	// ClientAddress returns the address a request is rate-limited under.
+	// Behind a reverse proxy, return the address the proxy vouches for.
+	// Nil means [RemoteAddress].
+	ClientAddress func(r *http.Request) string
+
+	// InsecureAllowMissingFetchMetadata lets in requests that carry no
+	// Sec-Fetch-Site header, from browsers too old to send Fetch Metadata.
+	// It is insecure: such a request may as well be a cross-site image
+	// load carrying the user's cookies. False means they get 403.
+	InsecureAllowMissingFetchMetadata bool
+
+	// Logger receives one line per issued secret and per answered request,
+	// which names a secret only by the keyed hash of its id. Nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Handler serves the redemption endpoint of secret references and issues
+// them. Create one with [New]; it is safe for concurrent use.
+type Handler struct {
+	auth      Authenticator
+	keys      *keys
+	store     Store
+	basePath  string
+	ttl       time.Duration
+	maxTTL    time.Duration
+	retention time.Duration
+	maxValue  int
+	clientIP  func(*http.Request) string
+	allowNoFM bool
+	log       *slog.Logger
+	byUser    *limiters
+	byAddr    *limiters
+	now       func() time.Time
+	newID     func() ([]byte, string)
+}
+
+// New returns a Handler that asks authenticate who is making each request.
+// A nil opts means defaults. New panics if authenticate is nil, and returns
+// an error if opts holds a value it can't use, such as a Key of the wrong
+// size.
+func New(authenticate Authenticator, opts *Options) (*Handler, error) {
+	if authenticate == nil {
+		panic("redeem: New needs an Authenticator: the owner check is what makes a secret reference safe to hand out")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	h := &Handler{
+		auth:      authenticate,
+		store:     o.Store,
+		basePath:  o.BasePath,
+		ttl:       o.TTL,
+		maxTTL:    o.MaxTTL,
+		retention: o.Retention,
+		maxValue:  o.MaxValueBytes,
+		clientIP:  o.ClientAddress,
+		allowNoFM: o.InsecureAllowMissingFetchMetadata,
+		log:       o.Logger,
+		now:       time.Now,
+		newID:     newID,
+	}
+
+	key := o.Key
+	switch {
+	case key == nil && o.Store != nil:
+		return nil, errors.New("redeem: Options.Key is required when Options.Store is set: every process sharing a store must use the same key")
+	case key == nil:
+		key = make([]byte, KeySize)
+		rand.Read(key)
+	case len(key) != KeySize:
+		return nil, fmt.Errorf("redeem: Options.Key is %d bytes long, want %d", len(key), KeySize)
+	}
+	var err error
+	if h.keys, err = newKeys(key); err != nil {
+		return nil, fmt.Errorf("redeem: %w", err)
+	}
+
+	if h.store == nil {
+		h.store = NewMemoryStore(nil)
+	}
+	if h.basePath == "" {
+		h.basePath = DefaultBasePath
+	}
+	if !strings.HasPrefix(h.basePath, "/") {
+		return nil, fmt.Errorf("redeem: Options.BasePath %q must start with \"/\"", h.basePath)
+	}
+	if !strings.HasSuffix(h.basePath, "/") {
+		h.basePath += "/"
+	}
+	for _, d := range []struct {
+		name string
+		v    *time.Duration
+		def  time.Duration
+	}{
+		{"TTL", &h.ttl, DefaultTTL},
+		{"MaxTTL", &h.maxTTL, DefaultMaxTTL},
+		{"Retention", &h.retention, DefaultRetention},
+	} {
+		if *d.v < 0 {
+			return nil, fmt.Errorf("redeem: Options.%s is negative (%v)", d.name, *d.v)
+		}
+		if *d.v == 0 {
+			*d.v = d.def
+		}
+	}
+	h.ttl = min(h.ttl, h.maxTTL)
+	if h.maxValue < 0 {
+		return nil, fmt.Errorf("redeem: Options.MaxValueBytes is negative (%d)", h.maxValue)
+	}
+	if h.maxValue == 0 {
+		h.maxValue = DefaultMaxValueBytes
+	}
+
+	maxLimiters := o.MaxLimiters
+	if maxLimiters < 0 {
+		return nil, fmt.Errorf("redeem: Options.MaxLimiters is negative (%d)", maxLimiters)
+	}
+	if maxLimiters == 0 {
+		maxLimiters = DefaultMaxLimiters
+	}
+	if h.byUser, err = limitersFor("Principal", o.PrincipalLimit, o.PrincipalBurst, DefaultPrincipalLimit, DefaultPrincipalBurst, maxLimiters); err != nil {
+		return nil, err
+	}
+	if h.byAddr, err = limitersFor("Address", o.AddressLimit, o.AddressBurst, DefaultAddressLimit, DefaultAddressBurst, maxLimiters); err != nil {
+		return nil, err
+	}
+	if h.clientIP == nil {
+		h.clientIP = RemoteAddress
+	}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	return h, nil
+}
+
+func limitersFor(name string, limit rate.Limit, burst int, defLimit rate.Limit, defBurst, max int) (*limiters, error) {
+	if limit < 0 || burst < 0 {
+		return nil, fmt.Errorf("redeem: Options.%sLimit and Options.%sBurst must not be negative", name, name)
+	}
+	if limit == 0 {
+		limit = defLimit
+	}
+	if burst == 0 {
+		burst = defBurst
+	}
+	return newLimiters(limit, burst, max), nil
+}
+
+// Error codes, the "error" member of every error body.
+const (
+	codeMethod       = "method_not_allowed"
+	codeCrossOrigin  = "cross_origin"
+	codeUnauthorized = "unauthenticated"
+	codeForbidden    = "forbidden"
+	codeNotFound     = "not_found"
+	codeGone         = "gone"
+	codeRateLimited  = "rate_limited"
+	codeUnavailable  = "unavailable"
+)
+
+// Header values shared by every response; net/http never modifies them.
+var (
+	hdrNoStore = []string{"no-store"}
+	hdrJSON    = []string{"application/json"}
+	hdrNosniff = []string{"nosniff"}
+	hdrNoRef   = []string{"no-referrer"}
+	hdrGET     = []string{http.MethodGet}
+)
+
+// ServeHTTP answers a redemption: GET BasePath{id}. The id is
+// r.PathValue("id") when a ServeMux pattern set it, else the last segment
+// of the path, so the Handler also works under other routers.
+//
+// Checks run in an order that keeps the store untouched until the request
+// is known to be a same-origin fetch from a signed-in principal within its
+// rate limits; the owner check then happens inside the store's atomic take.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	hdr["Cache-Control"] = hdrNoStore
+	hdr["Content-Type"] = hdrJSON
+	hdr["X-Content-Type-Options"] = hdrNosniff
+	hdr["Referrer-Policy"] = hdrNoRef
+
+	if r.Method != http.MethodGet {
+		hdr["Allow"] = hdrGET
+		h.fail(w, r, http.StatusMethodNotAllowed, codeMethod, nil, nil)
+		return
+	}
+	// Before rate limiting too: a cross-site page must not be able to
+	// spend its visitor's tokens.
+	if err := checkFetchMetadata(r, h.allowNoFM); err != nil {
+		h.fail(w, r, http.StatusForbidden, codeCrossOrigin, nil, err)
+		return
+	}
+	now := h.now()
+	if ok, wait := h.byAddr.allow(h.clientIP(r), now); !ok {
+		h.tooMany(w, r, wait)
+		return
+	}
+	principal, err := h.auth(r)
+	if errors.Is(err, ErrUnavailable) {
+		h.fail(w, r, http.StatusServiceUnavailable, codeUnavailable, nil, err)
+		return
+	}
+	if err != nil || principal == "" {
+		h.fail(w, r, http.StatusUnauthorized, codeUnauthorized, nil, err)
+		return
+	}
+	if ok, wait := h.byUser.allow(principal, now); !ok {
+		h.tooMany(w, r, wait)
+		return
+	}
+
+	id, ok := parseID(idFromRequest(r))
+	if !ok {
+		h.fail(w, r, http.StatusNotFound, codeNotFound, nil, nil)
+		return
+	}
+	key := h.keys.index(id)
+	sealed, err := h.store.Take(r.Context(), key, h.keys.ownerTag(principal), h.retention)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrNotFound):
+		h.fail(w, r, http.StatusNotFound, codeNotFound, &key, nil)
+		return
+	case errors.Is(err, ErrGone):
+		h.fail(w, r, http.StatusGone, codeGone, &key, nil)
+		return
+	case errors.Is(err, ErrNotOwner):
+		h.fail(w, r, http.StatusForbidden, codeForbidden, &key, nil)
+		return
+	default:
+		h.fail(w, r, http.StatusServiceUnavailable, codeUnavailable, &key, err)
+		return
+	}
+	value, err := h.keys.open(id, sealed)
+	clear(sealed)
+	if err != nil {
+		// Consumed but unreadable: the store was tampered with or the
+		// key changed. Fail closed; the secret is lost either way.
+		h.fail(w, r, http.StatusServiceUnavailable, codeUnavailable, &key, err)
+		return
+	}
+	body, err := json.Marshal(valueBody{value})
+	if err != nil {
+		h.fail(w, r, http.StatusServiceUnavailable, codeUnavailable, &key, err)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+	if h.log.Enabled(r.Context(), slog.LevelInfo) {
+		h.log.LogAttrs(r.Context(), slog.LevelInfo, "redeem: secret redeemed", slog.String("key", key.String()))
+	}
+}
+
+type valueBody struct {
+	Value string `json:"value"`
+}
+
+// errorBodies holds the body of each error code, built once.
+var errorBodies = func() map[string][]byte {
+	m := make(map[string][]byte)
+	for _, c := range []string{codeMethod, codeCrossOrigin, codeUnauthorized, codeForbidden, codeNotFound, codeGone, codeRateLimited, codeUnavailable} {
+		m[c], _ = json.Marshal(map[string]string{"error": c})
+	}
+	return m
+}()
+
+func (h *Handler) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	secs := int64(math.Ceil(wait.Seconds()))
+	secs = max(secs, 1)
+	w.Header()["Retry-After"] = []string{strconv.FormatInt(secs, 10)}
+	h.fail(w, r, http.StatusTooManyRequests, codeRateLimited, nil, nil)
+}
+
+// fail writes an error response and logs it: store failures as errors,
+// refusals that point at an attack as warnings, the rest at debug level.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, code string, key *Key, err error) {
+	w.WriteHeader(status)
+	w.Write(errorBodies[code])
+
+	level := slog.LevelDebug
+	switch status {
+	case http.StatusServiceUnavailable:
+		level = slog.LevelError
+	case http.StatusForbidden, http.StatusTooManyRequests:
+		level = slog.LevelWarn
+	}
+	ctx := r.Context()
+	if !h.log.Enabled(ctx, level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 3)
+	attrs = append(attrs, slog.Int("status", status))
+	if key != nil {
+		attrs = append(attrs, slog.String("key", key.String()))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("err", err.Error()))
+	}
+	h.log.LogAttrs(ctx, level, "redeem: refused", attrs...)
+}
+
+// idFromRequest returns the id a request names: the "id" path wildcard
+// when a ServeMux pattern set one, else the last path segment.
+func idFromRequest(r *http.Request) string {
+	if id := r.PathValue("id"); id != "" {
+		return id
+	}
+	if r.URL == nil {
+		return ""
+	}
+	p := r.URL.Path
+	return p[strings.LastIndexByte(p, '/')+1:]
+}

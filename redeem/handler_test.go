@@ -1,0 +1,628 @@
+package redeem_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
+
+	"github.com/veilmcp/veil/redeem"
+)
+
+var discard = slog.New(slog.DiscardHandler)
+
+// authenticate reads the principal from the X-Principal header, standing
+// in for a session cookie. Two values simulate authenticator failures.
+func authenticate(r *http.Request) (string, error) {
+	switch p := r.Header.Get("X-Principal"); p {
+	case "!error":
+		return "", errors.New("session expired")
+	case "!unavailable":
+		return "", fmt.Errorf("session store: %w", redeem.ErrUnavailable)
+	default:
+		return p, nil
+	}
+}
+
+// newHandler returns a Handler with rate limits off unless set tweaks
+// them.
+func newHandler(t testing.TB, set func(*redeem.Options)) *redeem.Handler {
+	t.Helper()
+	o := &redeem.Options{PrincipalLimit: rate.Inf, AddressLimit: rate.Inf, Logger: discard}
+	if set != nil {
+		set(o)
+	}
+	h, err := redeem.New(authenticate, o)
+	require.NoError(t, err, "redeem.New")
+	return h
+}
+
+func issue(t testing.TB, h *redeem.Handler, owner, value string) *redeem.Reference {
+	t.Helper()
+	ref, err := h.Issue(context.Background(), owner, redeem.Secret{Value: value, Label: "API key"})
+	require.NoError(t, err, "Issue")
+	return ref
+}
+
+// fetch returns what a page's fetch(path, {credentials: "same-origin"})
+// sends, signed in as principal.
+func fetch(method, path, principal string) *http.Request {
+	r := httptest.NewRequest(method, path, nil)
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	r.Header.Set("Sec-Fetch-Mode", "cors")
+	r.Header.Set("Sec-Fetch-Dest", "empty")
+	if principal != "" {
+		r.Header.Set("X-Principal", principal)
+	}
+	return r
+}
+
+func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// checkResponse asserts what every response carries, and that an error
+// response has the body {"error": code} and a success the value.
+func checkResponse(t *testing.T, w *httptest.ResponseRecorder, status int, code, value string) {
+	t.Helper()
+	require.Equal(t, status, w.Code, "status (body %s)", w.Body)
+	for name, want := range map[string]string{
+		"Cache-Control":          "no-store",
+		"Content-Type":           "application/json",
+		"X-Content-Type-Options": "nosniff",
+		"Referrer-Policy":        "no-referrer",
+	} {
+		assert.Equal(t, []string{want}, w.Header().Values(name), "header %s", name)
+	}
+	assert.Empty(t, w.Header().Get("Location"), "Location header")
+	var body map[string]string
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &body), "body %q is not a JSON object of strings", w.Body)
+	if status == http.StatusOK {
+		assert.Equal(t, map[string]string{"value": value}, body, "body")
+	} else {
+		assert.Equal(t, map[string]string{"error": code}, body, "body")
+	}
+}
+
+func unknownID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func TestStatuses(t *testing.T) {
+	const value = "sk_live_abc"
+	type ref = *redeem.Reference
+	tests := []struct {
+		name      string
+		method    string
+		principal string
+		path      func(ref) string
+		before    func(*redeem.Handler, ref)
+		status    int
+		code      string
+		// after is the status the owner gets when redeeming afterwards:
+		// 200 when the request consumed nothing.
+		after int
+	}{
+		{"owner redeems", "GET", "alice", nil, nil, 200, "", 410},
+		{"already redeemed", "GET", "alice", nil, redeemOnce, 410, "gone", 410},
+		{"not signed in", "GET", "", nil, nil, 401, "unauthenticated", 200},
+		{"authenticator error", "GET", "!error", nil, nil, 401, "unauthenticated", 200},
+		{"authenticator unavailable", "GET", "!unavailable", nil, nil, 503, "unavailable", 200},
+		{"someone else", "GET", "bob", nil, nil, 403, "forbidden", 200},
+		{"someone else after redemption", "GET", "bob", nil, redeemOnce, 403, "forbidden", 410},
+		{"unknown id", "GET", "alice", func(ref) string { return "/redeem/" + unknownID() }, nil, 404, "not_found", 200},
+		{"malformed id", "GET", "alice", func(ref) string { return "/redeem/not-an-id" }, nil, 404, "not_found", 200},
+		{"id too long", "GET", "alice", func(r ref) string { return r.RedeemURL + "A" }, nil, 404, "not_found", 200},
+		{"id with padding", "GET", "alice", func(r ref) string { return r.RedeemURL + "==" }, nil, 404, "not_found", 200},
+		{"no id", "GET", "alice", func(ref) string { return "/redeem/" }, nil, 404, "not_found", 200},
+		{"HEAD", "HEAD", "alice", nil, nil, 405, "method_not_allowed", 200},
+		{"POST", "POST", "alice", nil, nil, 405, "method_not_allowed", 200},
+		{"PUT", "PUT", "alice", nil, nil, 405, "method_not_allowed", 200},
+		{"DELETE", "DELETE", "alice", nil, nil, 405, "method_not_allowed", 200},
+		{"OPTIONS", "OPTIONS", "alice", nil, nil, 405, "method_not_allowed", 200},
+		{"PATCH", "PATCH", "alice", nil, nil, 405, "method_not_allowed", 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHandler(t, nil)
+			r := issue(t, h, "alice", value)
+			if tt.before != nil {
+				tt.before(h, r)
+			}
+			path := r.RedeemURL
+			if tt.path != nil {
+				path = tt.path(r)
+			}
+			w := serve(h, fetch(tt.method, path, tt.principal))
+			if tt.method == http.MethodHead {
+				// A recorder keeps the body a HEAD response must not
+				// have; net/http drops it on the wire.
+				require.Equal(t, tt.status, w.Code, "HEAD: status")
+			} else {
+				checkResponse(t, w, tt.status, tt.code, value)
+			}
+			if tt.status == http.StatusMethodNotAllowed {
+				assert.Equal(t, "GET", w.Header().Get("Allow"), "Allow header")
+			}
+			after := serve(h, fetch("GET", r.RedeemURL, "alice"))
+			assert.Equal(t, tt.after, after.Code, "owner's redemption afterwards: status")
+		})
+	}
+}
+
+func redeemOnce(h *redeem.Handler, r *redeem.Reference) {
+	serve(h, fetch("GET", r.RedeemURL, "alice"))
+}
+
+func TestFetchMetadata(t *testing.T) {
+	tests := []struct {
+		name             string
+		site, mode, dest string
+		insecure         bool // InsecureAllowMissingFetchMetadata
+		status           int
+	}{
+		{"same-origin fetch", "same-origin", "cors", "empty", false, 200},
+		{"same-origin fetch, mode same-origin", "same-origin", "same-origin", "empty", false, 200},
+		{"same-site fetch", "same-site", "cors", "empty", false, 403},
+		{"cross-site fetch", "cross-site", "cors", "empty", false, 403},
+		{"cross-site no-cors fetch", "cross-site", "no-cors", "empty", false, 403},
+		{"same-origin no-cors fetch", "same-origin", "no-cors", "empty", false, 403},
+		{"none (typed in the address bar)", "none", "navigate", "document", false, 403},
+		{"navigation to a document", "same-origin", "navigate", "document", false, 403},
+		{"cross-site navigation", "cross-site", "navigate", "document", false, 403},
+		{"iframe navigation", "same-origin", "navigate", "iframe", false, 403},
+		{"same-origin no-cors image", "same-origin", "no-cors", "image", false, 403},
+		{"cross-site no-cors image", "cross-site", "no-cors", "image", false, 403},
+		{"same-origin cors image", "same-origin", "cors", "image", false, 403},
+		{"same-origin script", "same-origin", "no-cors", "script", false, 403},
+		{"mode missing", "same-origin", "", "empty", false, 403},
+		{"dest missing", "same-origin", "cors", "", false, 403},
+		{"upper case", "Same-Origin", "cors", "empty", false, 403},
+		{"missing", "", "", "", false, 403},
+		{"missing, insecure option", "", "", "", true, 200},
+		{"cross-site, insecure option", "cross-site", "no-cors", "image", true, 403},
+		{"same-origin, insecure option", "same-origin", "cors", "empty", true, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHandler(t, func(o *redeem.Options) { o.InsecureAllowMissingFetchMetadata = tt.insecure })
+			ref := issue(t, h, "alice", "v")
+			r := httptest.NewRequest("GET", ref.RedeemURL, nil)
+			r.Header.Set("X-Principal", "alice")
+			for name, v := range map[string]string{"Sec-Fetch-Site": tt.site, "Sec-Fetch-Mode": tt.mode, "Sec-Fetch-Dest": tt.dest} {
+				if v != "" {
+					r.Header.Set(name, v)
+				}
+			}
+			w := serve(h, r)
+			checkResponse(t, w, tt.status, "cross_origin", "v")
+			if tt.status != http.StatusOK {
+				after := serve(h, fetch("GET", ref.RedeemURL, "alice"))
+				assert.Equal(t, http.StatusOK, after.Code, "a refused request must consume nothing")
+			}
+		})
+	}
+
+	t.Run("repeated header", func(t *testing.T) {
+		h := newHandler(t, nil)
+		ref := issue(t, h, "alice", "v")
+		r := fetch("GET", ref.RedeemURL, "alice")
+		r.Header.Add("Sec-Fetch-Site", "same-origin")
+		checkResponse(t, serve(h, r), 403, "cross_origin", "")
+	})
+	t.Run("no Origin header needed", func(t *testing.T) {
+		h := newHandler(t, nil)
+		ref := issue(t, h, "alice", "v")
+		r := fetch("GET", ref.RedeemURL, "alice")
+		require.Empty(t, r.Header.Get("Origin"))
+		checkResponse(t, serve(h, r), 200, "", "v")
+	})
+}
+
+func TestExpiry(t *testing.T) {
+	h := newHandler(t, func(o *redeem.Options) { o.Retention = 300 * time.Millisecond })
+	ref, err := h.Issue(context.Background(), "alice", redeem.Secret{Value: "v", TTL: 30 * time.Millisecond})
+	require.NoError(t, err, "Issue")
+	time.Sleep(80 * time.Millisecond)
+	checkResponse(t, serve(h, fetch("GET", ref.RedeemURL, "alice")), 410, "gone", "")
+	time.Sleep(400 * time.Millisecond)
+	checkResponse(t, serve(h, fetch("GET", ref.RedeemURL, "alice")), 404, "not_found", "")
+}
+
+func TestRateLimit(t *testing.T) {
+	hour := rate.Every(time.Hour)
+	retryAfter := func(t *testing.T, w *httptest.ResponseRecorder) int {
+		t.Helper()
+		checkResponse(t, w, 429, "rate_limited", "")
+		n, err := strconv.Atoi(w.Header().Get("Retry-After"))
+		require.NoError(t, err, "Retry-After %q is not an integer", w.Header().Get("Retry-After"))
+		return n
+	}
+
+	t.Run("per principal, 404s count", func(t *testing.T) {
+		h := newHandler(t, func(o *redeem.Options) { o.PrincipalLimit, o.PrincipalBurst = hour, 2 })
+		ref := issue(t, h, "alice", "v")
+		for range 2 {
+			checkResponse(t, serve(h, fetch("GET", "/redeem/"+unknownID(), "alice")), 404, "not_found", "")
+		}
+		n := retryAfter(t, serve(h, fetch("GET", ref.RedeemURL, "alice")))
+		assert.InDelta(t, 3600, n, 1, "Retry-After")
+		// Another principal at the same address is not affected.
+		checkResponse(t, serve(h, fetch("GET", ref.RedeemURL, "bob")), 403, "forbidden", "")
+	})
+
+	t.Run("per address, signed in or not", func(t *testing.T) {
+		h := newHandler(t, func(o *redeem.Options) { o.AddressLimit, o.AddressBurst = hour, 2 })
+		ref := issue(t, h, "alice", "v")
+		from := func(addr, principal string) *http.Request {
+			r := fetch("GET", ref.RedeemURL, principal)
+			r.RemoteAddr = addr
+			return r
+		}
+		checkResponse(t, serve(h, from("192.0.2.1:1000", "")), 401, "unauthenticated", "")
+		checkResponse(t, serve(h, from("192.0.2.1:1001", "bob")), 403, "forbidden", "")
+		retryAfter(t, serve(h, from("192.0.2.1:1002", "alice")))
+		checkResponse(t, serve(h, from("192.0.2.2:1000", "alice")), 200, "", "v")
+	})
+
+	t.Run("IPv6 clients share their /64", func(t *testing.T) {
+		h := newHandler(t, func(o *redeem.Options) { o.AddressLimit, o.AddressBurst = hour, 1 })
+		r := fetch("GET", "/redeem/"+unknownID(), "alice")
+		r.RemoteAddr = "[2001:db8:1:2::1]:443"
+		checkResponse(t, serve(h, r), 404, "not_found", "")
+		r.RemoteAddr = "[2001:db8:1:2:ffff::9]:443"
+		retryAfter(t, serve(h, r))
+		r.RemoteAddr = "[2001:db8:1:3::1]:443"
+		checkResponse(t, serve(h, r), 404, "not_found", "")
+	})
+
+	t.Run("refused cross-site requests spend no tokens", func(t *testing.T) {
+		h := newHandler(t, func(o *redeem.Options) {
+			o.PrincipalLimit, o.PrincipalBurst = hour, 1
+			o.AddressLimit, o.AddressBurst = hour, 1
+		})
+		ref := issue(t, h, "alice", "v")
+		for range 5 {
+			r := fetch("GET", ref.RedeemURL, "alice")
+			r.Header.Set("Sec-Fetch-Site", "cross-site")
+			checkResponse(t, serve(h, r), 403, "cross_origin", "")
+		}
+		checkResponse(t, serve(h, fetch("GET", ref.RedeemURL, "alice")), 200, "", "v")
+	})
+
+	t.Run("client address option", func(t *testing.T) {
+		h := newHandler(t, func(o *redeem.Options) {
+			o.AddressLimit, o.AddressBurst = hour, 1
+			o.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Forwarded-For") }
+		})
+		r := fetch("GET", "/redeem/"+unknownID(), "alice")
+		r.Header.Set("X-Forwarded-For", "198.51.100.7")
+		checkResponse(t, serve(h, r), 404, "not_found", "")
+		retryAfter(t, serve(h, r))
+		r.Header.Set("X-Forwarded-For", "198.51.100.8")
+		checkResponse(t, serve(h, r), 404, "not_found", "")
+	})
+}
+
+// failingStore fails every call, as a store whose server is down does.
+type failingStore struct{ err error }
+
+func (s failingStore) Put(context.Context, redeem.Key, string, []byte, time.Duration, time.Duration) error {
+	return s.err
+}
+
+func (s failingStore) Take(context.Context, redeem.Key, string, time.Duration) ([]byte, error) {
+	return nil, s.err
+}
+
+// garbageStore accepts everything and returns bytes that aren't sealed.
+type garbageStore struct{}
+
+func (garbageStore) Put(context.Context, redeem.Key, string, []byte, time.Duration, time.Duration) error {
+	return nil
+}
+
+func (garbageStore) Take(context.Context, redeem.Key, string, time.Duration) ([]byte, error) {
+	return []byte("not sealed by this key, 28 bytes at least"), nil
+}
+
+func TestStoreFailure(t *testing.T) {
+	key := make([]byte, redeem.KeySize)
+	down := errors.New("dial tcp 127.0.0.1:6379: connect: connection refused")
+	for _, tt := range []struct {
+		name  string
+		store redeem.Store
+	}{
+		{"store down", failingStore{down}},
+		{"store answers garbage", garbageStore{}},
+		{"context cancelled", failingStore{context.Canceled}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHandler(t, func(o *redeem.Options) { o.Key, o.Store = key, tt.store })
+			w := serve(h, fetch("GET", "/redeem/"+unknownID(), "alice"))
+			checkResponse(t, w, 503, "unavailable", "")
+		})
+	}
+
+	h := newHandler(t, func(o *redeem.Options) { o.Key, o.Store = key, failingStore{down} })
+	_, err := h.Issue(context.Background(), "alice", redeem.Secret{Value: "v"})
+	require.ErrorIs(t, err, down, "Issue with the store down")
+	assert.Contains(t, err.Error(), "issuing a secret", "Issue error")
+}
+
+func TestIssue(t *testing.T) {
+	ctx := context.Background()
+	h := newHandler(t, nil)
+
+	ref, err := h.Issue(ctx, "alice", redeem.Secret{Value: "v", Label: "Recovery codes"})
+	require.NoError(t, err, "Issue")
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(ref.ID)
+	require.NoError(t, err, "id %q is not base64url", ref.ID)
+	assert.Len(t, raw, 16, "id bytes")
+	got, err := json.Marshal(ref)
+	require.NoError(t, err)
+	assert.JSONEq(t, fmt.Sprintf(`{"type":"secret_reference","id":%q,"label":"Recovery codes","redeemUrl":"/redeem/%s","ttl":300}`, ref.ID, ref.ID), string(got), "reference JSON")
+
+	seen := map[string]bool{}
+	for range 1000 {
+		r := issue(t, h, "alice", "v")
+		require.False(t, seen[r.ID], "id %s issued twice", r.ID)
+		seen[r.ID] = true
+	}
+
+	for _, tt := range []struct {
+		name string
+		opts func(*redeem.Options)
+		ttl  time.Duration
+		want int64
+	}{
+		{"default", nil, 0, 300},
+		{"own ttl", nil, 90 * time.Second, 90},
+		{"rounded up", nil, 1500 * time.Millisecond, 2},
+		{"sub-second", nil, time.Millisecond, 1},
+		{"clamped to the default max", nil, 2 * time.Hour, 3600},
+		{"clamped to MaxTTL", func(o *redeem.Options) { o.MaxTTL = time.Minute }, 2 * time.Minute, 60},
+		{"default clamped to MaxTTL", func(o *redeem.Options) { o.MaxTTL = time.Minute }, 0, 60},
+		{"Options.TTL", func(o *redeem.Options) { o.TTL = 10 * time.Second }, 0, 10},
+	} {
+		t.Run("ttl "+tt.name, func(t *testing.T) {
+			ref, err := newHandler(t, tt.opts).Issue(ctx, "alice", redeem.Secret{Value: "v", TTL: tt.ttl})
+			require.NoError(t, err, "Issue")
+			assert.Equal(t, tt.want, ref.TTL, "Issue with TTL %v: ttl", tt.ttl)
+		})
+	}
+
+	t.Run("base path", func(t *testing.T) {
+		for _, base := range []string{"/api/secrets", "/api/secrets/"} {
+			h := newHandler(t, func(o *redeem.Options) { o.BasePath = base })
+			ref := issue(t, h, "alice", "v")
+			assert.Equal(t, "/api/secrets/"+ref.ID, ref.RedeemURL, "redeemUrl with BasePath %q", base)
+		}
+	})
+
+	for _, tt := range []struct {
+		name, owner string
+		s           redeem.Secret
+		want        string
+	}{
+		{"no owner", "", redeem.Secret{Value: "v"}, "owner is empty"},
+		{"negative ttl", "alice", redeem.Secret{Value: "v", TTL: -time.Second}, "negative ttl"},
+		{"value too large", "alice", redeem.Secret{Value: strings.Repeat("x", redeem.DefaultMaxValueBytes+1)}, "more than the 16384 allowed"},
+	} {
+		t.Run("error "+tt.name, func(t *testing.T) {
+			_, err := h.Issue(ctx, tt.owner, tt.s)
+			require.Error(t, err, "Issue")
+			assert.Contains(t, err.Error(), tt.want, "Issue error")
+		})
+	}
+	t.Run("store full", func(t *testing.T) {
+		h := newHandler(t, func(o *redeem.Options) {
+			o.Store = redeem.NewMemoryStore(&redeem.MemoryStoreOptions{MaxBytes: 1000})
+			o.Key = make([]byte, redeem.KeySize)
+		})
+		var err error
+		for range 10 {
+			if _, err = h.Issue(ctx, "alice", redeem.Secret{Value: strings.Repeat("x", 300)}); err != nil {
+				break
+			}
+		}
+		assert.ErrorIs(t, err, redeem.ErrStoreFull, "Issue into a full store")
+	})
+}
+
+func TestNew(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts redeem.Options
+		want string
+	}{
+		{"short key", redeem.Options{Key: make([]byte, 16)}, "Options.Key is 16 bytes long, want 32"},
+		{"empty key", redeem.Options{Key: []byte{}}, "Options.Key is 0 bytes long, want 32"},
+		{"store without key", redeem.Options{Store: redeem.NewMemoryStore(nil)}, "Options.Key is required when Options.Store is set"},
+		{"relative base path", redeem.Options{BasePath: "redeem/"}, `Options.BasePath "redeem/" must start with "/"`},
+		{"negative ttl", redeem.Options{TTL: -1}, "Options.TTL is negative"},
+		{"negative max ttl", redeem.Options{MaxTTL: -1}, "Options.MaxTTL is negative"},
+		{"negative retention", redeem.Options{Retention: -1}, "Options.Retention is negative"},
+		{"negative max value", redeem.Options{MaxValueBytes: -1}, "Options.MaxValueBytes is negative"},
+		{"negative limit", redeem.Options{PrincipalLimit: -1}, "Options.PrincipalLimit and Options.PrincipalBurst must not be negative"},
+		{"negative burst", redeem.Options{AddressBurst: -1}, "Options.AddressLimit and Options.AddressBurst must not be negative"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := redeem.New(authenticate, &tt.opts)
+			require.Error(t, err, "New")
+			assert.Contains(t, err.Error(), tt.want, "New error")
+		})
+	}
+	t.Run("nil authenticator", func(t *testing.T) {
+		assert.PanicsWithValue(t,
+			"redeem: New needs an Authenticator: the owner check is what makes a secret reference safe to hand out",
+			func() { redeem.New(nil, nil) })
+	})
+	t.Run("nil options", func(t *testing.T) {
+		h, err := redeem.New(authenticate, nil)
+		require.NoError(t, err, "New with nil options")
+		ref, err := h.Issue(context.Background(), "alice", redeem.Secret{Value: "v"})
+		require.NoError(t, err, "Issue")
+		assert.Equal(t, int64(300), ref.TTL)
+	})
+}
+
+// TestMounting mounts the Handler the ways the README shows and redeems
+// through each.
+func TestMounting(t *testing.T) {
+	tests := []struct {
+		name  string
+		base  string
+		mount func(h http.Handler) http.Handler
+	}{
+		{"ServeMux GET pattern", "/redeem/", func(h http.Handler) http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("GET /redeem/{id}", h)
+			return mux
+		}},
+		{"ServeMux pattern without method", "/redeem/", func(h http.Handler) http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("/redeem/{id}", h)
+			return mux
+		}},
+		{"ServeMux subtree", "/redeem/", func(h http.Handler) http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("/redeem/", h)
+			return mux
+		}},
+		{"wildcard with another name", "/s/", func(h http.Handler) http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("GET /s/{secret}", h)
+			return mux
+		}},
+		{"StripPrefix", "/api/v1/redeem/", func(h http.Handler) http.Handler {
+			return http.StripPrefix("/api/v1", h)
+		}},
+		{"another router", "/secrets/", func(h http.Handler) http.Handler {
+			// A router that knows nothing of ServeMux patterns, as
+			// third-party ones don't: the id is the last segment.
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/secrets/") {
+					h.ServeHTTP(w, r)
+					return
+				}
+				http.NotFound(w, r)
+			})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHandler(t, func(o *redeem.Options) { o.BasePath = tt.base })
+			ref := issue(t, h, "alice", "v")
+			require.True(t, strings.HasPrefix(ref.RedeemURL, tt.base), "redeemUrl %s", ref.RedeemURL)
+			srv := tt.mount(h)
+			checkResponse(t, serve(srv, fetch("HEAD", ref.RedeemURL, "alice")), 405, "method_not_allowed", "")
+			checkResponse(t, serve(srv, fetch("GET", ref.RedeemURL, "alice")), 200, "", "v")
+			checkResponse(t, serve(srv, fetch("GET", ref.RedeemURL, "alice")), 410, "gone", "")
+		})
+	}
+}
+
+// TestOverHTTP redeems through a real server and client, which must see no
+// redirect.
+func TestOverHTTP(t *testing.T) {
+	h := newHandler(t, nil)
+	mux := http.NewServeMux()
+	mux.Handle("GET /redeem/{id}", h)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	client := srv.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error {
+		return errors.New("redirected")
+	}
+
+	ref := issue(t, h, "alice", "over the wire")
+	get := func(site string) (int, string, http.Header) {
+		req, err := http.NewRequest("GET", srv.URL+ref.RedeemURL, nil)
+		require.NoError(t, err)
+		req.Header.Set("Sec-Fetch-Site", site)
+		req.Header.Set("Sec-Fetch-Mode", "cors")
+		req.Header.Set("Sec-Fetch-Dest", "empty")
+		req.Header.Set("X-Principal", "alice")
+		resp, err := client.Do(req)
+		require.NoError(t, err, "GET %s", ref.RedeemURL)
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		return resp.StatusCode, b.String(), resp.Header
+	}
+	status, body, _ := get("cross-site")
+	assert.Equal(t, 403, status, "cross-site GET: status (body %s)", body)
+	status, body, hdr := get("same-origin")
+	assert.Equal(t, 200, status, "GET: status")
+	assert.JSONEq(t, `{"value":"over the wire"}`, body, "GET: body")
+	assert.Equal(t, "no-store", hdr.Get("Cache-Control"), "GET: Cache-Control")
+	status, _, _ = get("same-origin")
+	assert.Equal(t, 410, status, "second GET: status")
+}
+
+// TestLogging checks that log lines name secrets by keyed hash only.
+func TestLogging(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	h := newHandler(t, func(o *redeem.Options) { o.Logger = logger })
+	const value = "sk_live_never_logged"
+
+	ref := issue(t, h, "alice", value)
+	other := issue(t, h, "alice", value)
+	serve(h, fetch("GET", ref.RedeemURL, "bob"))
+	serve(h, fetch("GET", ref.RedeemURL, "alice"))
+	serve(h, fetch("GET", ref.RedeemURL, "alice"))
+	serve(h, fetch("GET", "/redeem/"+unknownID(), "alice"))
+	r := fetch("GET", other.RedeemURL, "alice")
+	r.Header.Set("Sec-Fetch-Site", "cross-site")
+	serve(h, r)
+
+	logs := buf.String()
+	require.NotEmpty(t, logs)
+	for _, secret := range []string{value, ref.ID, other.ID, "alice", "bob"} {
+		assert.NotContains(t, logs, secret, "logs")
+	}
+	keys := map[string]int{}
+	for line := range strings.Lines(logs) {
+		var rec struct{ Msg, Key string }
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), "log line %s", line)
+		if rec.Key != "" {
+			assert.Len(t, rec.Key, 43, "key in log line %s", line)
+			keys[rec.Key]++
+		}
+	}
+	// ref: issued, 403, 200, 410; other: issued; the unknown id: 404.
+	assert.Len(t, keys, 3, "distinct keys in the logs")
+	assert.Contains(t, keys, keyOf(t, logs, "redeem: secret redeemed"))
+}
+
+func keyOf(t *testing.T, logs, msg string) string {
+	for line := range strings.Lines(logs) {
+		var rec struct{ Msg, Key string }
+		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		if rec.Msg == msg {
+			return rec.Key
+		}
+	}
+	t.Fatalf("no log line %q in %s", msg, logs)
+	return ""
+}
