@@ -46,7 +46,11 @@ func openTab(t *testing.T, b *browser) *tab {
 
 	// Open the target first, so that the console subscription sees the
 	// page from its first script on.
-	require.NoError(t, chromedp.Do(ctx), "opening a tab")
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		cancelTab()
+		require.NoError(t, err, "opening a tab")
+	}
 	messages := chromedp.Console(ctx)
 	done := make(chan struct{})
 	go func() {
