@@ -5,6 +5,7 @@ go 1.25.0
 require github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 
 require (
+	github.com/andybalholm/brotli v1.2.8
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

@@ -1,0 +1,13 @@
+// Package js holds Veil's browser scripts: webmcp.js, the one script a page
+// includes; worker.js, which runs the engine off the main thread; and
+// webmcp.d.ts, their TypeScript types. They are plain modern JavaScript
+// with no build step; [github.com/veilmcp/veil/js/build] writes them, with
+// the engine, into a directory a server can serve.
+package js
+
+import "embed"
+
+// Files holds the scripts and their type declarations, at the root.
+//
+//go:embed webmcp.js worker.js webmcp.d.ts
+var Files embed.FS

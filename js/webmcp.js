@@ -1,0 +1,590 @@
+// Veil: a WebMCP runtime that keeps sensitive tool output out of AI agents'
+// context. Include it once, as a plain (not async, not deferred) script:
+//
+//   <script src="/veil/webmcp.js"></script>
+//
+// It installs document.modelContext, navigator.modelContext (the same object)
+// and navigator.modelContextTesting at once, then starts the engine
+// (veil.wasm) in a Worker, or on the main thread where a Worker can't run.
+// worker.js, veil.wasm and wasm_exec.js are loaded from beside this script.
+// data-veil-mode="worker" or "main" on the script tag forces one mode.
+/// <reference path="./webmcp.d.ts" />
+'use strict';
+(() => {
+  if (globalThis.veil) return;
+  if (!isSecureContext) return console.warn('veil: WebMCP needs a secure context');
+
+  const script = /** @type {HTMLScriptElement|null} */ (document.currentScript);
+  const here = (name) => new URL(name, script?.src || location.href).href;
+  const forced = script?.dataset.veilMode;
+  const FAILURE = '{"error":{"name":"OperationError","message":"engine failure"}}';
+  const noop = () => {};
+  const str = (v) => `${v}`;
+  const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
+
+  /** @param {{name: string, message: string}} e */
+  const toError = (e) => (e.name === 'TypeError' ? new TypeError(e.message) : new DOMException(e.message, e.name));
+
+  /** @param {any} e */
+  const messageOf = (e) => {
+    try {
+      return typeof e?.message === 'string' ? e.message : str(e);
+    } catch {
+      return '';
+    }
+  };
+
+  // ---- The engine connection --------------------------------------------
+
+  /** @typedef {{op: string, header: string, body: string, resolve: (r: [string, string]) => void}} Request */
+  /** @type {Request[]} */
+  let queue = [];
+  /** @type {((r: Request) => void) | null} */
+  let send = null;
+  let mode = forced === 'main' ? 'main' : 'worker';
+
+  /**
+   * call sends one op to the engine. It resolves with the parsed reply
+   * header and the raw reply body; it never rejects.
+   * @returns {Promise<[any, string]>}
+   */
+  const call = (op, header = {}, body = '') =>
+    new Promise((resolve) => {
+      const r = { op, header: JSON.stringify(header), body, resolve: ([h, b]) => resolve([JSON.parse(h), b]) };
+      send ? send(r) : queue.push(r);
+    });
+
+  /** @param {Request} r */
+  const failed = (r) => r.resolve([FAILURE, '']);
+
+  const startWorker = () =>
+    new Promise((resolve, reject) => {
+      const w = new Worker(here('worker.js'), { name: 'veil' });
+      /** @type {Map<number, Request>} */
+      const waiting = new Map();
+      let id = 0;
+      let up = false;
+      w.onerror = (e) => {
+        e.preventDefault();
+        if (!up) return reject(new Error('veil: the worker failed to start'));
+        console.error('veil: the engine worker failed', e);
+        send = failed;
+        waiting.forEach(failed);
+        waiting.clear();
+      };
+      w.onmessage = ({ data }) => {
+        if (data.ready) {
+          up = true;
+          return resolve((r) => {
+            waiting.set(++id, r);
+            w.postMessage({ id, op: r.op, header: r.header, body: r.body });
+          });
+        }
+        if (data.error) return reject(new Error(data.error));
+        waiting.get(data.id)?.resolve([data.header, data.body]);
+        waiting.delete(data.id);
+      };
+      w.postMessage({ exec: here('wasm_exec.js'), wasm: here('veil.wasm') });
+    });
+
+  const startMain = async () => {
+    // A script element, not fetch and eval, so a page's CSP can allow it.
+    // The page may have a Go of its own, from another toolchain: keep it.
+    const pageGo = Object.getOwnPropertyDescriptor(globalThis, 'Go');
+    const Go = await new Promise((resolve, reject) => {
+      const s = document.createElement('script');
+      s.src = here('wasm_exec.js');
+      if (script?.nonce) s.nonce = script.nonce;
+      s.onload = () => resolve(globalThis.Go);
+      s.onerror = () => reject(new Error('veil: cannot load wasm_exec.js'));
+      (document.head || document.documentElement).append(s);
+    }).finally(() => (pageGo ? Object.defineProperty(globalThis, 'Go', pageGo) : delete globalThis.Go));
+    const go = new Go();
+    const url = here('veil.wasm');
+    let m;
+    try {
+      m = await WebAssembly.instantiateStreaming(fetch(url), go.importObject);
+    } catch {
+      // Served without the application/wasm type.
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`veil: fetching veil.wasm: ${res.status}`);
+      m = await WebAssembly.instantiate(await res.arrayBuffer(), go.importObject);
+    }
+    go.run(m.instance).catch(noop);
+    const fn = globalThis.__veilEngine;
+    delete globalThis.__veilEngine;
+    if (typeof fn !== 'function') throw new Error('veil: the engine did not start');
+    return (/** @type {Request} */ r) => {
+      let reply;
+      try {
+        reply = fn(r.op, r.header, r.body);
+      } catch {
+        reply = [FAILURE, ''];
+      }
+      r.resolve(reply);
+    };
+  };
+
+  const init = call('init', { origin: location.origin, baseURL: document.baseURI });
+
+  const ready = (async () => {
+    let s = null;
+    if (mode === 'worker') {
+      try {
+        s = await startWorker();
+      } catch (e) {
+        if (forced === 'worker') throw e;
+        mode = 'main';
+      }
+    }
+    send = s || (await startMain());
+    queue.forEach(send);
+    queue = [];
+    const [h] = await init;
+    if (h.error) throw toError(h.error);
+  })();
+  ready.catch((e) => {
+    console.error('veil: the engine is unavailable', e);
+    send = failed;
+    queue.forEach(failed);
+    queue = [];
+  });
+
+  // ---- Events --------------------------------------------------------------
+
+  /** @param {string} name */
+  const eventClass = (name) =>
+    globalThis[name] ||
+    (globalThis[name] = {
+      [name]: class extends Event {
+        #toolName;
+        constructor(type, init = {}) {
+          super(type, init);
+          this.#toolName = str(init.toolName ?? '');
+        }
+        get toolName() {
+          return this.#toolName;
+        }
+      },
+    }[name]);
+  const ActivatedEvent = eventClass('ToolActivatedEvent');
+  const CancelEvent = eventClass('ToolCancelEvent');
+
+  /** @type {WeakMap<EventTarget, Record<string, Function|null>>} */
+  const handlers = new WeakMap();
+  /** Defines on<type> event handler attributes on proto. */
+  const handlerAttributes = (proto, ...types) => {
+    for (const type of types) {
+      Object.defineProperty(proto, 'on' + type, {
+        configurable: true,
+        enumerable: true,
+        get() {
+          return handlers.get(this)?.[type] ?? null;
+        },
+        set(f) {
+          let h = handlers.get(this);
+          if (!h) handlers.set(this, (h = {}));
+          if (!(type in h)) this.addEventListener(type, (e) => h[type]?.call(this, e));
+          h[type] = typeof f === 'function' ? f : null;
+        },
+      });
+    }
+  };
+
+  // ---- The tool registry ---------------------------------------------------
+
+  /**
+   * @typedef {object} Entry
+   * @property {string} name
+   * @property {Function} execute
+   * @property {boolean} live       registered in the engine and visible
+   * @property {boolean} gone       unregistered, or refused by the engine
+   * @property {any} [def]          the normalized definition, parsed
+   * @property {AbortSignal} [signal]
+   * @property {() => void} [onAbort]
+   * @property {(e: unknown) => void} reject  fails a pending registerTool
+   * @property {AbortController} [mirror]    the native mirror's registration
+   */
+  /** @type {Map<string, Entry>} Names are reserved here synchronously. */
+  const tools = new Map();
+  const live = () =>
+    [...tools.values()].filter((e) => e.live).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+  let testingCallback = null;
+  const changed = () =>
+    setTimeout(() => {
+      context.dispatchEvent(new Event('toolchange'));
+      testing.dispatchEvent(new Event('toolchange'));
+      try {
+        testingCallback?.();
+      } catch (e) {
+        reportError(e);
+      }
+    });
+
+  /**
+   * prepare does the checks that need the page's JavaScript values, in the
+   * draft's order; the engine does the rest. It throws synchronously.
+   */
+  const prepare = (tool, options) => {
+    if (!isObject(tool)) throw new TypeError('registerTool: the tool must be an object');
+    const { annotations, description, execute, inputSchema, name: rawName, outputSchema, title } = tool;
+    const name = rawName === undefined ? undefined : str(rawName);
+    const q = JSON.stringify(name ?? '');
+    if (typeof execute !== 'function') throw new TypeError(`registerTool: execute of tool ${q} is not a function`);
+    const json = (field, v) => {
+      if (v === undefined) return undefined;
+      if (!isObject(v)) throw new TypeError(`registerTool: ${field} of tool ${q} is not an object`);
+      let s;
+      try {
+        s = JSON.stringify(v);
+      } catch (e) {
+        throw new TypeError(`registerTool: ${field} of tool ${q} cannot be serialized: ${messageOf(e)}`, { cause: e });
+      }
+      if (s === undefined) throw new TypeError(`registerTool: ${field} of tool ${q} serializes to nothing`);
+      return s;
+    };
+    const signal = options?.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignal))
+      throw new TypeError('registerTool: options.signal is not an AbortSignal');
+    if (name !== undefined && tools.has(name))
+      throw new DOMException(`registerTool: a tool named ${q} is already registered`, 'InvalidStateError');
+    const fields = [
+      ['name', name],
+      ['title', title === undefined ? undefined : str(title)],
+      ['description', description === undefined ? undefined : str(description)],
+    ]
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `"${k}":${JSON.stringify(v)}`);
+    for (const [k, v] of [
+      ['inputSchema', json('inputSchema', inputSchema)],
+      ['outputSchema', json('outputSchema', outputSchema)],
+      ['annotations', annotations == null ? undefined : json('annotations', annotations)],
+    ])
+      if (v !== undefined) fields.push(`"${k}":${v}`);
+    if (signal?.aborted) throw signal.reason;
+    return { name, execute, signal, def: `{${fields.join(',')}}` };
+  };
+
+  /** submit reserves the name, then registers the tool with the engine. */
+  const submit = ({ name, execute, signal, def }) =>
+    new Promise((resolve, reject) => {
+      let settled = false;
+      /** @type {Entry} */
+      const entry = {
+        name,
+        execute,
+        live: false,
+        gone: false,
+        signal,
+        reject: (e) => settled || ((settled = true), reject(e)),
+      };
+      if (name !== undefined) tools.set(name, entry);
+      if (signal) {
+        entry.onAbort = () => unregister(entry, signal.reason);
+        signal.addEventListener('abort', entry.onAbort, { once: true });
+      }
+      call('register', {}, def)
+        .then(([h, b]) => {
+          if (entry.gone) return; // unregistered while pending
+          if (h.error) throw toError(h.error);
+          entry.def = JSON.parse(b);
+          entry.live = true;
+          mirror(entry);
+          changed();
+          setTimeout(() => settled || ((settled = true), resolve(undefined)));
+        })
+        .catch((e) => {
+          entry.gone = true;
+          if (tools.get(name) === entry) tools.delete(name);
+          signal?.removeEventListener('abort', entry.onAbort);
+          entry.reject(e);
+        });
+    });
+
+  /** unregister removes a registered or pending tool. */
+  const unregister = (entry, reason) => {
+    if (entry.gone) return;
+    entry.gone = true;
+    tools.delete(entry.name);
+    entry.signal?.removeEventListener('abort', entry.onAbort);
+    entry.reject(reason ?? new DOMException('registerTool: the tool was unregistered', 'AbortError'));
+    entry.mirror?.abort();
+    call('unregister', { name: entry.name });
+    if (entry.live) changed();
+  };
+
+  // ---- Running a tool: the one way out -----------------------------------
+
+  /** classify reports how execute finished, for the engine's "output" op. */
+  const classify = (v) => {
+    if (typeof v === 'string') return ['text', v];
+    if (v === undefined) return ['empty', ''];
+    let s;
+    try {
+      s = JSON.stringify(v);
+    } catch (e) {
+      console.warn('veil: a tool result cannot be serialized', e);
+      return ['unserializable', ''];
+    }
+    return s === undefined ? ['empty', ''] : ['returned', s];
+  };
+
+  /**
+   * run executes a registered tool for an agent. Every path by which output
+   * leaves the runtime ends here, and what it resolves with is only ever the
+   * body of the engine's "output" reply.
+   * @param {string} name
+   * @param {string} input the input as JSON text, as JSON.stringify wrote it
+   * @param {AbortSignal|undefined} signal
+   * @returns {Promise<string>}
+   */
+  const run = async (name, input, signal) => {
+    const entry = tools.get(name);
+    const notFound = () => new DOMException(`executeTool: no tool named ${JSON.stringify(name)} is registered`, 'UnknownError');
+    if (!entry?.live) throw notFound();
+    const [h] = await call('input', { name }, input);
+    if (h.error) throw toError(h.error);
+    signal?.throwIfAborted();
+    if (tools.get(name) !== entry) throw notFound();
+    return new Promise((resolve, reject) => {
+      const controller = new AbortController();
+      let done = false;
+      // As in Chromium: the caller's promise rejects with its reason at once;
+      // execute's own signal aborts, with no reason, a task later.
+      const onAbort = () => {
+        if (done) return;
+        done = true;
+        reject(signal.reason);
+        call('output', { name, kind: 'aborted' }, messageOf(signal.reason));
+        setTimeout(() => {
+          controller.abort();
+          context.dispatchEvent(new CancelEvent('toolcancel', { toolName: name }));
+        });
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      let result;
+      try {
+        result = Promise.resolve(entry.execute.call(undefined, JSON.parse(input), { signal: controller.signal }));
+      } catch (e) {
+        result = Promise.reject(e);
+      }
+      context.dispatchEvent(new ActivatedEvent('toolactivated', { toolName: name }));
+      result
+        .then(classify, (e) => {
+          console.warn(`veil: tool ${JSON.stringify(name)} failed`, e);
+          return ['threw', messageOf(e)];
+        })
+        .then(([kind, data]) => (done ? [] : call('output', { name, kind }, data)))
+        .then(([h, b]) => {
+          if (done) return;
+          done = true;
+          signal?.removeEventListener('abort', onAbort);
+          if (h.error) reject(toError(h.error));
+          else resolve(b);
+          if (h.items?.length) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, callId: h.callId, items: h.items } }));
+          if (h.invalid?.length) {
+            console.warn(`veil: tool ${JSON.stringify(name)} returned invalid secret references:`, h.invalid);
+            ns.dispatchEvent(new CustomEvent('invalidreference', { detail: { tool: name, reasons: h.invalid } }));
+          }
+        })
+        .catch(() => {
+          if (done) return;
+          done = true;
+          reject(new DOMException('engine failure', 'OperationError'));
+        });
+    });
+  };
+
+  /** parseInput turns an agent's JSON text into canonical JSON text. */
+  const parseInput = (json) => {
+    let v;
+    try {
+      v = JSON.parse(str(json));
+    } catch {}
+    if (!isObject(v)) throw new DOMException('Failed to parse input arguments', 'UnknownError');
+    return JSON.stringify(v);
+  };
+
+  // ---- The page-facing objects ---------------------------------------------
+
+  const KEY = Symbol();
+
+  class ModelContext extends EventTarget {
+    constructor(key) {
+      if (key !== KEY) throw new TypeError('Illegal constructor');
+      super();
+    }
+
+    /** @returns {Promise<undefined>} */
+    registerTool(tool, options = {}) {
+      try {
+        return submit(prepare(tool, options));
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+
+    getTools() {
+      return Promise.resolve(
+        live().map((e) => ({ ...e.def, title: e.def.title ?? '', window, origin: location.origin })),
+      );
+    }
+
+    /** @returns {Promise<string>} */
+    executeTool(tool, ...rest) {
+      try {
+        if (!isObject(tool) || ['name', 'description', 'origin', 'window'].some((k) => tool[k] === undefined))
+          throw new TypeError('executeTool: the tool must be a RegisteredTool (name, description, origin, window)');
+        const name = str(tool.name);
+        if (str(tool.origin) !== location.origin || tool.window !== window)
+          throw new DOMException(`executeTool: tool ${JSON.stringify(name)} is not this document's`, 'UnknownError');
+        const input = rest[0] === undefined ? {} : rest[0];
+        if (!isObject(input)) throw new TypeError('executeTool: the input must be an object');
+        const json = JSON.stringify(input);
+        if (json === undefined) throw new TypeError('executeTool: the input cannot be serialized');
+        const signal = rest[1]?.signal;
+        signal?.throwIfAborted();
+        return run(name, json, signal);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+
+    // The 2025 API.
+    provideContext(context = {}) {
+      this.clearContext();
+      for (const t of context?.tools ?? []) submit(prepare(t)).catch((e) => console.error('veil: provideContext:', e));
+    }
+
+    clearContext() {
+      tools.forEach((e) => unregister(e));
+    }
+
+    unregisterTool(name) {
+      const e = tools.get(str(name));
+      if (e) unregister(e);
+    }
+  }
+  handlerAttributes(ModelContext.prototype, 'toolchange', 'toolactivated', 'toolcancel');
+
+  class ModelContextTesting extends EventTarget {
+    constructor(key) {
+      if (key !== KEY) throw new TypeError('Illegal constructor');
+      super();
+    }
+
+    listTools() {
+      return live().map((e) => ({
+        name: e.name,
+        description: e.def.description,
+        inputSchema: JSON.stringify(e.def.inputSchema),
+      }));
+    }
+
+    /** @returns {Promise<string|null>} */
+    executeTool(name, inputJson, options = {}) {
+      try {
+        options?.signal?.throwIfAborted();
+        return run(str(name), parseInput(inputJson), options?.signal);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+
+    registerToolsChangedCallback(callback) {
+      testingCallback = typeof callback === 'function' ? callback : null;
+    }
+  }
+  handlerAttributes(ModelContextTesting.prototype, 'toolchange');
+
+  const context = new ModelContext(KEY);
+  const testing = new ModelContextTesting(KEY);
+
+  // ---- Native layering -----------------------------------------------------
+
+  /** Returns what proto's native getter gives for obj, before we shadow it. */
+  const nativeOf = (proto, obj, key) => {
+    try {
+      return Object.getOwnPropertyDescriptor(proto, key)?.get?.call(obj);
+    } catch {}
+  };
+  /** Puts value in front of any native attribute; page code never gets the native one. */
+  const install = (proto, obj, key, value) => {
+    try {
+      Object.defineProperty(proto, key, { configurable: true, enumerable: true, get: () => value });
+    } catch {
+      Object.defineProperty(obj, key, { configurable: false, enumerable: true, value });
+    }
+  };
+
+  const native =
+    nativeOf(Document.prototype, document, 'modelContext') || nativeOf(Navigator.prototype, navigator, 'modelContext');
+
+  /** mirror registers a tool in the native registry whose execute returns only the agent view. */
+  const mirror = (entry) => {
+    if (typeof native?.registerTool !== 'function') return;
+    const { name, title, description, inputSchema, annotations } = entry.def;
+    const controller = (entry.mirror = new AbortController());
+    const t = {
+      name,
+      description,
+      inputSchema,
+      execute: (input, options) => run(name, JSON.stringify(input ?? {}), options?.signal),
+    };
+    if (title !== undefined) t.title = title;
+    if (annotations) t.annotations = annotations;
+    const warn = (e) => console.warn(`veil: the native registry refused tool ${JSON.stringify(name)}`, e);
+    try {
+      Promise.resolve(native.registerTool(t, { signal: controller.signal })).catch(warn);
+    } catch (e) {
+      warn(e);
+    }
+    controller.signal.addEventListener('abort', () => {
+      try {
+        native.unregisterTool?.(name);
+      } catch {}
+    });
+  };
+
+  install(Document.prototype, document, 'modelContext', context);
+  install(Navigator.prototype, navigator, 'modelContext', context);
+  install(Navigator.prototype, navigator, 'modelContextTesting', testing);
+  globalThis.ModelContext ??= ModelContext;
+
+  // ---- The runtime's own namespace -----------------------------------------
+
+  /** The agent paths, for conformance tests: each executes a tool as an agent would. */
+  const paths = Object.freeze(
+    [
+      ['document.modelContext.executeTool', (n, j) => document.modelContext.executeTool({ name: n, description: '', window, origin: location.origin }, JSON.parse(j))],
+      ['navigator.modelContext.executeTool', (n, j) => navigator.modelContext.executeTool({ name: n, description: '', window, origin: location.origin }, JSON.parse(j))],
+      ['navigator.modelContextTesting.executeTool', (n, j) => navigator.modelContextTesting.executeTool(n, j)],
+      native?.executeTool && [
+        'native executeTool',
+        async (n, j) => {
+          const t = (await native.getTools()).find((t) => t.name === n);
+          return native.executeTool(t, JSON.parse(j));
+        },
+      ],
+    ]
+      .filter(Boolean)
+      .map(([name, execute]) => Object.freeze({ name, execute })),
+  );
+
+  class Veil extends EventTarget {
+    /** Resolves once the engine runs; rejects if it can't start. */
+    get ready() {
+      return ready;
+    }
+    /** Where the engine runs: "worker" or "main". */
+    get mode() {
+      return mode;
+    }
+    get paths() {
+      return paths;
+    }
+  }
+  const ns = new Veil();
+  Object.defineProperty(globalThis, 'veil', { value: ns, configurable: true });
+})();
