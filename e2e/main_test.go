@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/veilmcp/veil/js/build"
 )
 
 // Environment variables that configure the suite.
@@ -51,6 +53,8 @@ var (
 	native *browser
 	// server serves the fixture pages and, under /dist/, the runtime.
 	server *httptest.Server
+	// distDir holds the runtime as the build writes it.
+	distDir string
 	// skipReason, when set, makes every test that needs a browser skip.
 	skipReason string
 )
@@ -70,6 +74,18 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: %v; set %s, or %s=1 to skip the browser tests\n", err, envChromePath, envSkipBrowser)
 		return 1
 	}
+
+	dir, err := os.MkdirTemp("", "veil-e2e-dist-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if err := build.Dist(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: building the runtime:", err)
+		return 1
+	}
+	distDir = dir
 
 	server = httptest.NewServer(newMux())
 	defer server.Close()
@@ -105,10 +121,12 @@ func findBrowser() (string, error) {
 	return "", fmt.Errorf("no Chromium found (looked for %v on PATH)", browserNames)
 }
 
-// newMux serves the fixture pages of testdata at the root.
+// newMux serves the fixture pages of testdata at the root and the runtime
+// under /dist/.
 func newMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("testdata")))
+	mux.Handle("/dist/", http.StripPrefix("/dist/", http.FileServer(http.Dir(distDir))))
 	return mux
 }
 
