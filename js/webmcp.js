@@ -18,6 +18,8 @@
   const here = (name) => new URL(name, script?.src || location.href).href;
   const forced = script?.dataset.veilMode;
   const FAILURE = '{"error":{"name":"OperationError","message":"engine failure"}}';
+  // How long the engine may take over one output before the call fails.
+  const OUTPUT_TIMEOUT = 30000;
   const noop = () => {};
   const str = (v) => `${v}`;
   const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
@@ -88,6 +90,9 @@
     });
 
   const startMain = async () => {
+    const url = here('veil.wasm');
+    const response = fetch(url);
+    response.catch(noop);
     // A script element, not fetch and eval, so a page's CSP can allow it.
     // The page may have a Go of its own, from another toolchain: keep it.
     const pageGo = Object.getOwnPropertyDescriptor(globalThis, 'Go');
@@ -100,10 +105,9 @@
       (document.head || document.documentElement).append(s);
     }).finally(() => (pageGo ? Object.defineProperty(globalThis, 'Go', pageGo) : delete globalThis.Go));
     const go = new Go();
-    const url = here('veil.wasm');
     let m;
     try {
-      m = await WebAssembly.instantiateStreaming(fetch(url), go.importObject);
+      m = await WebAssembly.instantiateStreaming(response, go.importObject);
     } catch {
       // Served without the application/wasm type.
       const res = await fetch(url);
@@ -341,7 +345,8 @@
    */
   const run = async (name, input, signal) => {
     const entry = tools.get(name);
-    const notFound = () => new DOMException(`executeTool: no tool named ${JSON.stringify(name)} is registered`, 'UnknownError');
+    const q = JSON.stringify(name);
+    const notFound = () => new DOMException(`executeTool: no tool named ${q} is registered`, 'UnknownError');
     if (!entry?.live) throw notFound();
     const [h] = await call('input', { name }, input);
     if (h.error) throw toError(h.error);
@@ -356,7 +361,7 @@
         if (done) return;
         done = true;
         reject(signal.reason);
-        call('output', { name, kind: 'aborted' }, messageOf(signal.reason));
+        if (!entry.gone) call('output', { name, kind: 'aborted' }, messageOf(signal.reason));
         setTimeout(() => {
           controller.abort();
           context.dispatchEvent(new CancelEvent('toolcancel', { toolName: name }));
@@ -372,10 +377,21 @@
       context.dispatchEvent(new ActivatedEvent('toolactivated', { toolName: name }));
       result
         .then(classify, (e) => {
-          console.warn(`veil: tool ${JSON.stringify(name)} failed`, e);
+          console.warn(`veil: tool ${q} failed`, e);
           return ['threw', messageOf(e)];
         })
-        .then(([kind, data]) => (done ? [] : call('output', { name, kind }, data)))
+        .then(([kind, data]) => {
+          if (done) return [];
+          // The name may now belong to another registration, with other rules.
+          if (entry.gone) throw new DOMException(`executeTool: tool ${q} was unregistered while it ran`, 'UnknownError');
+          let timer;
+          return Promise.race([
+            call('output', { name, kind }, data),
+            new Promise((_, fail) => {
+              timer = setTimeout(() => fail(new DOMException('veil: the engine did not answer in time', 'OperationError')), OUTPUT_TIMEOUT);
+            }),
+          ]).finally(() => clearTimeout(timer));
+        })
         .then(([h, b]) => {
           if (done) return;
           done = true;
@@ -384,14 +400,15 @@
           else resolve(b);
           if (h.items?.length) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, callId: h.callId, items: h.items } }));
           if (h.invalid?.length) {
-            console.warn(`veil: tool ${JSON.stringify(name)} returned invalid secret references:`, h.invalid);
+            console.warn(`veil: tool ${q} returned invalid secret references:`, h.invalid);
             ns.dispatchEvent(new CustomEvent('invalidreference', { detail: { tool: name, reasons: h.invalid } }));
           }
         })
-        .catch(() => {
+        .catch((e) => {
           if (done) return;
           done = true;
-          reject(new DOMException('engine failure', 'OperationError'));
+          signal?.removeEventListener('abort', onAbort);
+          reject(e instanceof DOMException ? e : new DOMException('engine failure', 'OperationError'));
         });
     });
   };

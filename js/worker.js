@@ -12,11 +12,13 @@
   let started = false;
 
   const start = async ({ exec, wasm }) => {
+    const response = fetch(wasm);
+    response.catch(() => {});
     importScripts(exec);
     const go = new Go();
     let m;
     try {
-      m = await WebAssembly.instantiateStreaming(fetch(wasm), go.importObject);
+      m = await WebAssembly.instantiateStreaming(response, go.importObject);
     } catch {
       // Served without the application/wasm type.
       const res = await fetch(wasm);

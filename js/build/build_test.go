@@ -1,0 +1,113 @@
+package build
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestModuleRoot(t *testing.T) {
+	root, err := moduleRoot()
+	require.NoError(t, err, "moduleRoot")
+	assert.FileExists(t, filepath.Join(root, "wasm", "main.go"))
+
+	// From a working directory outside the module, the source file's own
+	// location still finds it.
+	t.Chdir(t.TempDir())
+	got, err := moduleRoot()
+	require.NoError(t, err, "moduleRoot from elsewhere")
+	assert.Equal(t, root, got)
+}
+
+func TestIsModuleRoot(t *testing.T) {
+	tests := []struct {
+		name, gomod string
+		want        bool
+	}{
+		{"this module", "module github.com/veilmcp/veil\n\ngo 1.25.0\n", true},
+		{"quoted", "module \"github.com/veilmcp/veil\"\n", true},
+		{"another module", "module example.com/other\n", false},
+		{"a module whose path starts like ours", "module github.com/veilmcp/veil/js\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(tt.gomod), 0o644))
+			assert.Equal(t, tt.want, isModuleRoot(dir))
+		})
+	}
+	assert.False(t, isModuleRoot(t.TempDir()), "no go.mod")
+}
+
+func TestCopyWasmExec(t *testing.T) {
+	out := t.TempDir()
+	require.NoError(t, copyWasmExec(runtime.GOROOT(), out), "copyWasmExec")
+	b, err := os.ReadFile(filepath.Join(out, "wasm_exec.js"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "globalThis.Go")
+
+	err = copyWasmExec(t.TempDir(), out)
+	assert.ErrorContains(t, err, "wasm_exec.js", "copyWasmExec from a directory without it")
+}
+
+func TestCompress(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "webmcp.js")
+	src := bytes.Repeat([]byte("document.modelContext.registerTool({});\n"), 200)
+	require.NoError(t, os.WriteFile(path, src, 0o644))
+	require.NoError(t, compress(path), "compress")
+
+	gz, err := os.Open(path + ".gz")
+	require.NoError(t, err)
+	defer gz.Close()
+	zr, err := gzip.NewReader(gz)
+	require.NoError(t, err)
+	got, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	assert.Equal(t, src, got, "gunzip of .gz")
+
+	br, err := os.Open(path + ".br")
+	require.NoError(t, err)
+	defer br.Close()
+	got, err = io.ReadAll(brotli.NewReader(br))
+	require.NoError(t, err)
+	assert.Equal(t, src, got, "brotli decode of .br")
+
+	// Compressed files newer than the source are kept; a newer source
+	// rewrites them.
+	require.NoError(t, os.WriteFile(path+".br", []byte("kept"), 0o644))
+	require.NoError(t, compress(path))
+	kept, _ := os.ReadFile(path + ".br")
+	assert.Equal(t, "kept", string(kept), ".br newer than its source")
+
+	later := time.Now().Add(time.Minute)
+	require.NoError(t, os.Chtimes(path, later, later))
+	require.NoError(t, compress(path))
+	redone, _ := os.ReadFile(path + ".br")
+	assert.NotEqual(t, "kept", string(redone), ".br older than its source")
+}
+
+func TestUpdateKeepsUnchangedFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "worker.js")
+	require.NoError(t, update(path, []byte("a")))
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(path, old, old))
+
+	require.NoError(t, update(path, []byte("a")))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.True(t, fi.ModTime().Equal(old), "update with the same content: got mtime %v, want %v", fi.ModTime(), old)
+
+	require.NoError(t, update(path, []byte("b")))
+	b, _ := os.ReadFile(path)
+	assert.Equal(t, "b", string(b))
+}
