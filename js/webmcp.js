@@ -208,6 +208,7 @@
    * @property {() => void} [onAbort]
    * @property {(e: unknown) => void} reject  fails a pending registerTool
    * @property {AbortController} [mirror]    the native mirror's registration
+   * @property {Promise<void>} settled        once the engine has answered
    */
   /** @type {Map<string, Entry>} Names are reserved here synchronously. */
   const tools = new Map();
@@ -284,6 +285,8 @@
         reject: (e) => settled || ((settled = true), reject(e)),
       };
       if (name !== undefined) tools.set(name, entry);
+      let engineAnswered;
+      entry.settled = new Promise((r) => (engineAnswered = r));
       if (signal) {
         entry.onAbort = () => unregister(entry, signal.reason);
         signal.addEventListener('abort', entry.onAbort, { once: true });
@@ -303,7 +306,8 @@
           if (tools.get(name) === entry) tools.delete(name);
           signal?.removeEventListener('abort', entry.onAbort);
           entry.reject(e);
-        });
+        })
+        .finally(engineAnswered);
     });
 
   /** unregister removes a registered or pending tool. */
@@ -345,6 +349,7 @@
    */
   const run = async (name, input, signal) => {
     const entry = tools.get(name);
+    await entry?.settled; // a tool registered on the line before
     const q = JSON.stringify(name);
     const notFound = () => new DOMException(`executeTool: no tool named ${q} is registered`, 'UnknownError');
     if (!entry?.live) throw notFound();
@@ -442,10 +447,9 @@
       }
     }
 
-    getTools() {
-      return Promise.resolve(
-        live().map((e) => ({ ...e.def, title: e.def.title ?? '', window, origin: location.origin })),
-      );
+    async getTools() {
+      await Promise.all([...tools.values()].map((e) => e.settled));
+      return live().map((e) => ({ ...e.def, title: e.def.title ?? '', window, origin: location.origin }));
     }
 
     /** @returns {Promise<string>} */
