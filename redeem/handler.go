@@ -351,20 +351,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusServiceUnavailable, codeUnavailable, &key, err)
 		return
 	}
-	body, err := json.Marshal(valueBody{value})
+	quoted, err := json.Marshal(value)
 	if err != nil {
 		h.fail(w, r, http.StatusServiceUnavailable, codeUnavailable, &key, err)
 		return
 	}
+	body := make([]byte, 0, len(`{"value":}`)+len(quoted))
+	body = append(append(append(body, `{"value":`...), quoted...), '}')
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
 	if h.log.Enabled(r.Context(), slog.LevelInfo) {
 		h.log.LogAttrs(r.Context(), slog.LevelInfo, "redeem: secret redeemed", slog.String("key", key.String()))
 	}
-}
-
-type valueBody struct {
-	Value string `json:"value"`
 }
 
 // errorBodies holds the body of each error code, built once.
