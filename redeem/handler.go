@@ -268,14 +268,8 @@ const (
 	codeUnavailable  = "unavailable"
 )
 
-// Header values shared by every response; net/http never modifies them.
-var (
-	hdrNoStore = []string{"no-store"}
-	hdrJSON    = []string{"application/json"}
-	hdrNosniff = []string{"nosniff"}
-	hdrNoRef   = []string{"no-referrer"}
-	hdrGET     = []string{http.MethodGet}
-)
+// headerValues are the values of the headers every response carries.
+var headerValues = [...]string{"no-store", "application/json", "nosniff", "no-referrer", http.MethodGet}
 
 // ServeHTTP answers a redemption: GET BasePath{id}. The id is
 // r.PathValue("id") when a ServeMux pattern set it, else the last segment
@@ -285,14 +279,18 @@ var (
 // is known to be a same-origin fetch from a signed-in principal within its
 // rate limits; the owner check then happens inside the store's atomic take.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// One copy per response, so that a middleware editing a value in
+	// place can't change it for every later response.
+	v := new([len(headerValues)]string)
+	*v = headerValues
 	hdr := w.Header()
-	hdr["Cache-Control"] = hdrNoStore
-	hdr["Content-Type"] = hdrJSON
-	hdr["X-Content-Type-Options"] = hdrNosniff
-	hdr["Referrer-Policy"] = hdrNoRef
+	hdr["Cache-Control"] = v[0:1:1]
+	hdr["Content-Type"] = v[1:2:2]
+	hdr["X-Content-Type-Options"] = v[2:3:3]
+	hdr["Referrer-Policy"] = v[3:4:4]
 
 	if r.Method != http.MethodGet {
-		hdr["Allow"] = hdrGET
+		hdr["Allow"] = v[4:5:5]
 		h.fail(w, r, http.StatusMethodNotAllowed, codeMethod, nil, nil)
 		return
 	}
@@ -313,7 +311,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil || principal == "" {
-		h.fail(w, r, http.StatusUnauthorized, codeUnauthorized, nil, err)
+		// The authenticator's error is not logged: it may quote the
+		// session cookie it could not find.
+		h.fail(w, r, http.StatusUnauthorized, codeUnauthorized, nil, nil)
 		return
 	}
 	if ok, wait := h.byUser.allow(principal, now); !ok {

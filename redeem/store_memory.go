@@ -19,7 +19,7 @@ const (
 // memEntryBytes is what a MemoryStore accounts for each entry besides its
 // owner tag and sealed value: the map slot, the entry and the tombstone
 // queue's share, rounded up (BenchmarkMemoryStoreOverhead measures it).
-const memEntryBytes = 192
+const memEntryBytes = 224
 
 // MemoryStoreOptions configures a [MemoryStore]. The zero value is ready to
 // use.

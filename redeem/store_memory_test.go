@@ -44,7 +44,7 @@ func TestMemoryStoreBounded(t *testing.T) {
 	ctx := context.Background()
 	value := make([]byte, 100)
 	// Room for about ten pending secrets.
-	s := redeem.NewMemoryStore(&redeem.MemoryStoreOptions{MaxBytes: 10 * (100 + 10 + 192)})
+	s := redeem.NewMemoryStore(&redeem.MemoryStoreOptions{MaxBytes: 10 * (100 + 10 + 224)})
 
 	var keys []redeem.Key
 	for i := range 20 {
