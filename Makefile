@@ -32,6 +32,7 @@ test: deps
 
 ## test-wasm: the engine and glue under Node (GOOS=js GOARCH=wasm)
 test-wasm:
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	PATH="$(WASMPATH)" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/...
 
 ## bench: Go benchmarks and the browser benchmark

@@ -331,8 +331,9 @@
     let s;
     try {
       s = JSON.stringify(v);
-    } catch (e) {
-      console.warn('veil: a tool result cannot be serialized', e);
+    } catch {
+      // The error is not logged: it can quote the result.
+      console.warn('veil: a tool result cannot be serialized (a cycle or a BigInt)');
       return ['unserializable', ''];
     }
     return s === undefined ? ['empty', ''] : ['returned', s];
@@ -381,9 +382,11 @@
       }
       context.dispatchEvent(new ActivatedEvent('toolactivated', { toolName: name }));
       result
-        .then(classify, (e) => {
-          console.warn(`veil: tool ${q} failed`, e);
-          return ['threw', messageOf(e)];
+        .then(classify, () => {
+          // Neither logged nor passed on: the page's error can quote what
+          // the tool was asked to keep, and agents read the console too.
+          console.warn(`veil: tool ${q} threw; its error is not passed on`);
+          return ['threw', ''];
         })
         .then(([kind, data]) => {
           if (done) return [];

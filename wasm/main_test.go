@@ -123,7 +123,8 @@ func TestRegisterInputOutput(t *testing.T) {
 	outputs := []struct{ kind, data, want string }{
 		{"text", "plain text, \"quoted\" \u2028", "plain text, \"quoted\" \u2028"},
 		{"returned", `{"b":1,"a":[1e21,0.1,"\u00e9\ud83d\ude00"]}`, `{"b":1,"a":[1e21,0.1,"\u00e9\ud83d\ude00"]}`},
-		{"empty", "", "Operation succeeded"},
+		{"text", "", "Operation succeeded"},
+		{"empty", "", "undefined"},
 	}
 	for _, o := range outputs {
 		h, b := s.handle("output", `{"name":"lookup","kind":"`+o.kind+`"}`, o.data)

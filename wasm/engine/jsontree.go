@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -35,17 +36,22 @@ func (k kind) String() string {
 // node is one JSON value. Nodes are stored in pre-order: a container's
 // children follow it, and next is the index just past its subtree.
 type node struct {
-	kind kind
 	// key is the decoded member name when the parent is an object.
 	key string
-	// keyStart is the offset of the member name's opening quote; the
-	// member's text is src[keyStart:end].
-	keyStart int
-	start    int
-	end      int
-	next     int
 	// str is the decoded value of a string.
 	str string
+	// keyStart is the offset of the member name's opening quote; the
+	// member's text is src[keyStart:end]. Outside objects it is start.
+	keyStart int32
+	start    int32
+	end      int32
+	// next is the index just past the node's subtree.
+	next int32
+	// parent is the index of the enclosing container, -1 for the root;
+	// index is the node's position in it.
+	parent int32
+	index  int32
+	kind   kind
 }
 
 // tree is a parsed JSON text. nodes[0] is the root.
@@ -64,11 +70,20 @@ type parser struct {
 	pos   int
 	nodes []node
 	depth int
+	// parent is the container being parsed and count its children so far.
+	parent int32
+	count  int32
 }
+
+// maxSource is the largest text the reader takes: offsets are 32-bit.
+const maxSource = 1<<31 - 1
 
 // parseTree parses one JSON text. Errors name the byte offset.
 func parseTree(src string) (*tree, error) {
-	p := &parser{src: src, nodes: make([]node, 0, 16+len(src)/16)}
+	if len(src) > maxSource {
+		return nil, errors.New("the text is too large")
+	}
+	p := &parser{src: src, nodes: make([]node, 0, 16+len(src)/24), parent: -1}
 	p.skipSpace()
 	if err := p.value("", -1); err != nil {
 		return nil, err
@@ -102,10 +117,16 @@ func (p *parser) value(key string, keyStart int) error {
 		return p.errorf("unexpected end of input")
 	}
 	idx := len(p.nodes)
-	p.nodes = append(p.nodes, node{key: key, keyStart: keyStart, start: p.pos})
+	p.nodes = append(p.nodes, node{key: key, keyStart: int32(keyStart), start: int32(p.pos), parent: p.parent, index: p.count})
+	p.count++
 	n := &p.nodes[idx]
 	if keyStart < 0 {
-		n.keyStart = p.pos
+		n.keyStart = int32(p.pos)
+	}
+	if c := p.src[p.pos]; c == '{' || c == '[' {
+		saveParent, saveCount := p.parent, p.count
+		p.parent, p.count = int32(idx), 0
+		defer func() { p.parent, p.count = saveParent, saveCount }()
 	}
 	switch c := p.src[p.pos]; {
 	case c == '{':
@@ -150,8 +171,8 @@ func (p *parser) value(key string, keyStart int) error {
 		return p.errorf("unexpected character %q", c)
 	}
 	n = &p.nodes[idx]
-	n.end = p.pos
-	n.next = len(p.nodes)
+	n.end = int32(p.pos)
+	n.next = int32(len(p.nodes))
 	return nil
 }
 
@@ -380,7 +401,7 @@ func (p *parser) hex4() (rune, bool) {
 
 // children calls f with the index of each child of nodes[i], in order.
 func (t *tree) children(i int, f func(j int)) {
-	for j := i + 1; j < t.nodes[i].next; j = t.nodes[j].next {
+	for j := i + 1; j < int(t.nodes[i].next); j = int(t.nodes[j].next) {
 		f(j)
 	}
 }
@@ -390,7 +411,7 @@ func (t *tree) children(i int, f func(j int)) {
 // last one wins, as in JSON.parse.
 func (t *tree) member(i int, key string) int {
 	found := -1
-	for j := i + 1; j < t.nodes[i].next; j = t.nodes[j].next {
+	for j := i + 1; j < int(t.nodes[i].next); j = int(t.nodes[j].next) {
 		if t.nodes[j].key == key {
 			found = j
 		}
@@ -400,6 +421,23 @@ func (t *tree) member(i int, key string) int {
 
 // text returns the JSON text of node i.
 func (t *tree) text(i int) string { return t.src[t.nodes[i].start:t.nodes[i].end] }
+
+// member text returns the text of node i with its member name, if any.
+func (t *tree) memberText(i int) string { return t.src[t.nodes[i].keyStart:t.nodes[i].end] }
+
+// pointer returns the JSON Pointer of node i.
+func (t *tree) pointer(i int) string {
+	var toks []string
+	for ; t.nodes[i].parent >= 0; i = int(t.nodes[i].parent) {
+		if t.nodes[t.nodes[i].parent].kind == kObject {
+			toks = append(toks, t.nodes[i].key)
+		} else {
+			toks = append(toks, strconv.Itoa(int(t.nodes[i].index)))
+		}
+	}
+	slices.Reverse(toks)
+	return pointer(toks)
+}
 
 // value builds the generic value of node i in the form jsonschema/v6
 // validates: map[string]any, []any, json.Number, string, bool, nil.
@@ -431,7 +469,7 @@ func (t *tree) value(i int) any {
 // appendString appends s as a JSON string the way JSON.stringify writes it:
 // the short escapes for \b \f \n \r \t " and \\, \u00XX for the other
 // control characters, and everything else as it is.
-func appendString(b []byte, s string) []byte {
+func appendString[T string | []byte](b []byte, s T) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0

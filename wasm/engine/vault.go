@@ -3,66 +3,142 @@ package engine
 import (
 	"crypto/rand"
 	"encoding/base64"
+	mrand "math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 )
 
-// vault keeps withheld values and references for the user, keyed by
-// opaque handles, until they expire or are forgotten. Values are kept as
-// byte slices so that wiping can overwrite them.
+// vault keeps withheld values and references for the user until they
+// expire or are forgotten. Each call's items live in one entry: their
+// values share one buffer, which wiping overwrites, and their handles are
+// the call's random id and the item's index, so holding thousands of
+// values costs a few allocations.
 type vault struct {
-	entries map[string]*entry
+	calls map[string]*heldCall
+	// rng makes ids: ChaCha8, seeded once from crypto/rand, is a
+	// cryptographically strong generator and, unlike crypto/rand in
+	// WebAssembly, costs no call into JavaScript per id.
+	rng *mrand.ChaCha8
 }
 
-type entry struct {
-	item   Item
-	value  []byte
-	redeem string
+type heldCall struct {
+	id    string
+	tool  string
+	buf   []byte
+	items []heldItem
+	live  int
 }
 
-func (v *vault) init() { v.entries = map[string]*entry{} }
+type heldItem struct {
+	kind       string // "value" or "reference"; "" once forgotten
+	label      string
+	pointer    string
+	expires    time.Time
+	start, end int    // the value in buf
+	redeem     string // a reference's URL
+}
 
-// newHandle returns 128 random bits, base64url-encoded.
-func newHandle() string {
+func (v *vault) init() {
+	v.calls = map[string]*heldCall{}
+	var seed [32]byte
+	if _, err := rand.Read(seed[:]); err != nil {
+		panic("engine: no randomness for handles: " + err.Error())
+	}
+	v.rng = mrand.NewChaCha8(seed)
+}
+
+// newID returns 128 random bits, base64url-encoded.
+func (v *vault) newID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:])
+	_, _ = v.rng.Read(b[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// hold stores one item and returns it with its handle. The engine's
-// lock is held.
-func (v *vault) hold(it Item, value, redeem string) Item {
-	it.Handle = newHandle()
-	v.entries[it.Handle] = &entry{item: it, value: []byte(value), redeem: redeem}
-	return it
+// newCall starts the held items of one call. The engine's lock is held.
+func (v *vault) newCall(tool string) *heldCall {
+	c := &heldCall{id: v.newID(), tool: tool}
+	v.calls[c.id] = c
+	return c
 }
 
-func (en *entry) wipe() {
-	clear(en.value)
-	en.value = nil
-	en.redeem = ""
+func (c *heldCall) holdValue(label, pointer string, expires time.Time, value string) {
+	start := len(c.buf)
+	c.buf = append(c.buf, value...)
+	c.items = append(c.items, heldItem{kind: "value", label: label, pointer: pointer, expires: expires, start: start, end: len(c.buf)})
+	c.live++
 }
 
-// Items lists what is held for the user, oldest call first, without
-// values. Expired items are wiped first.
+func (c *heldCall) holdReference(label, pointer string, expires time.Time, redeem string) {
+	c.items = append(c.items, heldItem{kind: "reference", label: label, pointer: pointer, expires: expires, redeem: redeem})
+	c.live++
+}
+
+func (c *heldCall) item(i int) Item {
+	it := &c.items[i]
+	return Item{
+		Handle: c.id + "." + strconv.Itoa(i), CallID: c.id, Tool: c.tool, Kind: it.kind,
+		Label: it.label, Pointer: it.pointer, Expires: it.expires,
+	}
+}
+
+func (c *heldCall) list() []Item {
+	out := make([]Item, 0, c.live)
+	for i := range c.items {
+		if c.items[i].kind != "" {
+			out = append(out, c.item(i))
+		}
+	}
+	return out
+}
+
+// wipe overwrites and forgets item i.
+func (c *heldCall) wipe(i int) {
+	it := &c.items[i]
+	if it.kind == "" {
+		return
+	}
+	clear(c.buf[it.start:it.end])
+	*it = heldItem{}
+	c.live--
+}
+
+// find resolves a handle. The engine's lock is held.
+func (v *vault) find(handle string) (*heldCall, int, bool) {
+	dot := strings.LastIndexByte(handle, '.')
+	if dot < 0 {
+		return nil, 0, false
+	}
+	c, ok := v.calls[handle[:dot]]
+	if !ok {
+		return nil, 0, false
+	}
+	i, err := strconv.Atoi(handle[dot+1:])
+	if err != nil || i < 0 || i >= len(c.items) || c.items[i].kind == "" || strconv.Itoa(i) != handle[dot+1:] {
+		return nil, 0, false
+	}
+	return c, i, true
+}
+
+// Items lists what is held for the user, without values, oldest call
+// first. Expired items are wiped first.
 func (e *Engine) Items() []Item {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sweepLocked()
-	out := make([]Item, 0, len(e.vault.entries))
-	for _, en := range e.vault.entries {
-		out = append(out, en.item)
+	var out []Item
+	for _, c := range e.vault.calls {
+		out = append(out, c.list()...)
 	}
-	slices.SortFunc(out, func(a, b Item) int {
+	slices.SortStableFunc(out, func(a, b Item) int {
 		if c := a.Expires.Compare(b.Expires); c != 0 {
 			return c
 		}
-		if a.Pointer != b.Pointer {
-			if a.Pointer < b.Pointer {
-				return -1
-			}
-			return 1
+		if c := strings.Compare(a.CallID, b.CallID); c != 0 {
+			return c
 		}
-		return 0
+		return strings.Compare(a.Pointer, b.Pointer)
 	})
 	return out
 }
@@ -73,26 +149,30 @@ func (e *Engine) Reveal(handle string) (Revealed, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sweepLocked()
-	en, ok := e.vault.entries[handle]
+	c, i, ok := e.vault.find(handle)
 	if !ok {
 		return Revealed{}, &Error{Name: "NotFoundError", Message: "reveal: no item with that handle is held (it may have expired or been forgotten)"}
 	}
-	if en.item.Kind == "reference" {
-		return Revealed{Kind: "reference", RedeemURL: en.redeem}, nil
+	it := &c.items[i]
+	if it.kind == "reference" {
+		return Revealed{Kind: "reference", RedeemURL: it.redeem}, nil
 	}
-	return Revealed{Kind: "value", Value: string(en.value)}, nil
+	return Revealed{Kind: "value", Value: string(c.buf[it.start:it.end])}, nil
 }
 
 // Forget wipes a held item and reports whether it was held.
 func (e *Engine) Forget(handle string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	en, ok := e.vault.entries[handle]
-	if ok {
-		en.wipe()
-		delete(e.vault.entries, handle)
+	c, i, ok := e.vault.find(handle)
+	if !ok {
+		return false
 	}
-	return ok
+	c.wipe(i)
+	if c.live == 0 {
+		delete(e.vault.calls, c.id)
+	}
+	return true
 }
 
 // Sweep wipes every expired item and returns how many it wiped.
@@ -105,11 +185,15 @@ func (e *Engine) Sweep() int {
 func (e *Engine) sweepLocked() int {
 	now := e.opts.Now()
 	n := 0
-	for h, en := range e.vault.entries {
-		if !now.Before(en.item.Expires) {
-			en.wipe()
-			delete(e.vault.entries, h)
-			n++
+	for id, c := range e.vault.calls {
+		for i := range c.items {
+			if c.items[i].kind != "" && !now.Before(c.items[i].expires) {
+				c.wipe(i)
+				n++
+			}
+		}
+		if c.live == 0 {
+			delete(e.vault.calls, id)
 		}
 	}
 	return n

@@ -9,10 +9,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
-// emptyResult is what Chromium answers for a tool that returns nothing.
-const emptyResult = "Operation succeeded"
+// What Chromium's executeTool answers, matched byte for byte: an empty
+// string result, a result JSON.stringify makes nothing of (undefined, a
+// function), and a tool that throws or whose result cannot be serialized.
+const (
+	emptyResult     = "Operation succeeded"
+	undefinedResult = "undefined"
+	toolFailed      = "Tool was executed but the invocation failed. For example, the script function threw an error"
+)
 
 // Output turns what a tool's execute produced into the agent view. It is
 // the one function every agent path calls: executeTool on either object,
@@ -44,19 +51,19 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 	}()
 	switch o.Kind {
 	case Empty:
-		return Result{Agent: emptyResult}
-	case Threw:
-		if t.declaresAny {
-			return Result{Err: t.failure("the tool reported an error")}
-		}
-		return Result{Err: &Error{Name: "OperationError", Message: o.Data}}
+		return Result{Agent: undefinedResult}
+	case Threw, Unserializable:
+		// Never the page's message: it may hold what the tool was
+		// asked to keep.
+		return Result{Err: &Error{Name: "UnknownError", Message: toolFailed}}
 	case Aborted:
 		return Result{Err: &Error{Name: "AbortError", Message: fmt.Sprintf("executeTool: the call of tool %q was aborted", name)}}
 	case TimedOut:
 		return Result{Err: t.failure("the tool did not finish in time")}
-	case Unserializable:
-		return Result{Err: t.failure("the tool's result cannot be serialized (a cycle or a BigInt)")}
 	case Text:
+		if o.Data == "" {
+			return Result{Agent: emptyResult}
+		}
 		if !t.declaresAny {
 			return Result{Agent: o.Data}
 		}
@@ -116,11 +123,6 @@ const (
 	wholeMode             // sensitiveHint: withhold everything
 )
 
-type withheld struct {
-	pointer string
-	node    int
-}
-
 type reference struct {
 	node     int
 	pointer  string
@@ -140,7 +142,9 @@ type walker struct {
 	t        *tool
 	tr       *tree
 	act      []action
-	held     []withheld
+	held     []int // withheld nodes
+	dirty    []bool
+	refAt    map[int]int // reduced node -> index in refs
 	refs     []reference
 	invalid  []string
 	secrets  map[string]struct{}
@@ -182,9 +186,9 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 		start = t.output.start
 	}
 	if w.mode == wholeMode {
-		w.withhold(0, "")
+		w.withhold(0)
 	} else if !w.isResult {
-		w.walk(0, start, true, "")
+		w.walk(0, start, true)
 	} else {
 		w.result(start)
 	}
@@ -201,40 +205,34 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 func (w *walker) result(start *sstate) {
 	tr := w.tr
 	tr.children(0, func(j int) {
-		key := tr.nodes[j].key
-		ptr := "/" + escapePointer(key)
-		switch {
+		switch key := tr.nodes[j].key; {
 		case key == "content":
-			idx := 0
-			tr.children(j, func(k int) {
-				w.contentItem(k, ptr+"/"+strconv.Itoa(idx))
-				idx++
-			})
+			tr.children(j, w.contentItem)
 		case key == "structuredContent":
 			if w.mode == textMode {
-				w.withhold(j, ptr)
+				w.withhold(j)
 			} else {
-				w.walk(j, start, true, ptr)
+				w.walk(j, start, true)
 			}
 		case key == "isError" && tr.nodes[j].kind == kBool:
 		case w.mode == denyMode:
-			w.walk(j, nil, true, ptr)
+			w.walk(j, nil, true)
 		default:
-			w.withhold(j, ptr)
+			w.withhold(j)
 		}
 	})
 }
 
-func (w *walker) contentItem(k int, ptr string) {
+func (w *walker) contentItem(k int) {
 	switch {
 	case w.isReference(k):
-		w.reference(k, ptr, true)
+		w.reference(k, true)
 	case w.mode == denyMode:
-		w.walk(k, nil, true, ptr)
+		w.walk(k, nil, true)
 	case w.mode == textMode && w.isText(k):
 		// Text items reach the agent, scrubbed.
 	default:
-		w.withhold(k, ptr)
+		w.withhold(k)
 	}
 }
 
@@ -256,57 +254,53 @@ func (w *walker) isText(k int) bool {
 
 // walk decides node i at a location whose schema state is st (nil: no
 // schema) and which the schema declares or not.
-func (w *walker) walk(i int, st *sstate, declared bool, ptr string) {
-	n := &w.tr.nodes[i]
+func (w *walker) walk(i int, st *sstate, declared bool) {
+	tr := w.tr
+	n := &tr.nodes[i]
 	if st != nil && st.sensitive {
-		w.withhold(i, ptr)
+		w.withhold(i)
 		return
 	}
 	if w.mode == allowMode && !declared {
-		w.withhold(i, ptr)
-		return
-	}
-	if w.isReference(i) {
-		w.reference(i, ptr, true)
+		w.withhold(i)
 		return
 	}
 	switch n.kind {
 	case kObject:
-		if st != nil {
-			st = st.withMembers(func(yield func(string) bool) {
-				for j := i + 1; j < w.tr.nodes[i].next; j = w.tr.nodes[j].next {
-					if !yield(w.tr.nodes[j].key) {
-						return
-					}
-				}
-			})
-		}
-		if st != nil && st.keysSensitive {
-			// The member names are sensitive: the object goes whole, and
-			// its names join the scrub set, so no pointer names them.
-			w.withhold(i, ptr)
-			w.tr.children(i, func(j int) { w.secret(w.tr.nodes[j].key) })
+		if w.isReference(i) {
+			w.reference(i, true)
 			return
 		}
-		w.tr.children(i, func(j int) {
-			key := w.tr.nodes[j].key
-			cptr := ptr + "/" + escapePointer(key)
-			if st == nil {
-				w.walk(j, nil, false, cptr)
-				return
+		if st == nil {
+			tr.children(i, func(j int) { w.walk(j, nil, false) })
+			return
+		}
+		st = st.withMembers(func(yield func(string) bool) {
+			for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
+				if !yield(tr.nodes[j].key) {
+					return
+				}
 			}
-			t := st.member(key)
-			w.walk(j, t.st, t.declared, cptr)
+		})
+		if st.keysSensitive {
+			// The member names are sensitive: the object goes whole, and
+			// its names join the scrub set, so no pointer names them.
+			w.withhold(i)
+			tr.children(i, func(j int) { w.secret(tr.nodes[j].key) })
+			return
+		}
+		tr.children(i, func(j int) {
+			t := st.member(tr.nodes[j].key)
+			w.walk(j, t.st, t.declared)
 		})
 	case kArray:
 		idx := 0
-		w.tr.children(i, func(j int) {
-			cptr := ptr + "/" + strconv.Itoa(idx)
+		tr.children(i, func(j int) {
 			if st == nil {
-				w.walk(j, nil, false, cptr)
+				w.walk(j, nil, false)
 			} else {
 				t := st.item(idx)
-				w.walk(j, t.st, t.declared, cptr)
+				w.walk(j, t.st, t.declared)
 			}
 			idx++
 		})
@@ -316,27 +310,29 @@ func (w *walker) walk(i int, st *sstate, declared bool, ptr string) {
 // withhold holds node i for the user. Its strings join the scrub set, and
 // the references inside it are held too; the agent learns only their
 // number, as their labels stood at a withheld location.
-func (w *walker) withhold(i int, ptr string) {
+func (w *walker) withhold(i int) {
 	w.act[i] = withhold
-	w.held = append(w.held, withheld{pointer: ptr, node: i})
-	w.collect(i, ptr)
+	w.held = append(w.held, i)
+	w.collect(i)
 }
 
-func (w *walker) collect(i int, ptr string) {
+func (w *walker) collect(i int) {
 	n := &w.tr.nodes[i]
 	switch n.kind {
 	case kString:
 		w.secret(n.str)
 	case kNumber:
-		w.secret(w.tr.text(i))
+		// Short numbers would strip every such digit from the view.
+		if t := w.tr.text(i); len(t) >= 4 {
+			w.secret(t)
+		}
 	case kObject:
 		if w.isReference(i) {
-			w.reference(i, ptr, false)
+			w.reference(i, false)
 		}
-		w.tr.children(i, func(j int) { w.collect(j, ptr+"/"+escapePointer(w.tr.nodes[j].key)) })
+		w.tr.children(i, w.collect)
 	case kArray:
-		idx := 0
-		w.tr.children(i, func(j int) { w.collect(j, ptr+"/"+strconv.Itoa(idx)); idx++ })
+		w.tr.children(i, w.collect)
 	}
 }
 
@@ -357,7 +353,7 @@ func (w *walker) isReference(i int) bool {
 }
 
 func (w *walker) hasReference(i int) bool {
-	for j := i; j < w.tr.nodes[i].next; j++ {
+	for j := i; j < int(w.tr.nodes[i].next); j++ {
 		if w.isReference(j) {
 			return true
 		}
@@ -367,7 +363,7 @@ func (w *walker) hasReference(i int) bool {
 
 // reference validates the secret_reference at node i and holds it. Its id
 // and URL join the scrub set whether it is valid or not.
-func (w *walker) reference(i int, ptr string, visible bool) {
+func (w *walker) reference(i int, visible bool) {
 	tr := w.tr
 	str := func(key string) (string, bool) {
 		j := tr.member(i, key)
@@ -385,7 +381,7 @@ func (w *walker) reference(i int, ptr string, visible bool) {
 		if visible {
 			w.act[i] = drop
 		}
-		w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the secret_reference at %s was withheld: %s", w.t.name, orRoot(ptr), why))
+		w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the secret_reference at %s was withheld: %s", w.t.name, orRoot(tr.pointer(i)), why))
 	}
 	switch {
 	case !idOK || id == "":
@@ -404,7 +400,7 @@ func (w *walker) reference(i int, ptr string, visible bool) {
 		return
 	}
 	w.secret(redeem)
-	ref := reference{node: i, pointer: ptr, label: label, redeem: redeem, visible: visible}
+	ref := reference{node: i, pointer: tr.pointer(i), label: label, redeem: redeem, visible: visible}
 	if j := tr.member(i, "ttl"); j >= 0 {
 		if tr.nodes[j].kind != kNumber {
 			invalid("ttl must be a number")
@@ -424,6 +420,10 @@ func (w *walker) reference(i int, ptr string, visible bool) {
 	}
 	if visible {
 		w.act[i] = reduce
+		if w.refAt == nil {
+			w.refAt = map[int]int{}
+		}
+		w.refAt[i] = len(w.refs)
 	}
 	w.refs = append(w.refs, ref)
 }
@@ -468,36 +468,39 @@ func (e *Engine) resolveRedeemURL(raw string) (string, string) {
 // whose _meta lists where.
 func (w *walker) build() Result {
 	now := w.e.opts.Now()
-	callID := newHandle()
 	w.e.mu.Lock()
-	defer w.e.mu.Unlock()
-	var items []Item
-	var pointers []string
+	c := w.e.vault.newCall(w.t.name)
+	c.items = make([]heldItem, 0, len(w.held)+len(w.refs))
+	size := 0
 	for _, h := range w.held {
-		pointers = append(pointers, h.pointer)
-		n := &w.tr.nodes[h.node]
-		value := w.tr.text(h.node)
+		size += int(w.tr.nodes[h].end - w.tr.nodes[h].start)
+	}
+	c.buf = make([]byte, 0, size)
+	pointers := make([]string, 0, len(w.held))
+	for _, h := range w.held {
+		ptr := w.tr.pointer(h)
+		pointers = append(pointers, ptr)
+		n := &w.tr.nodes[h]
+		value := w.tr.text(h)
 		if n.kind == kString {
 			value = n.str
 		}
-		items = append(items, w.e.vault.hold(Item{
-			CallID: callID, Tool: w.t.name, Kind: "value", Label: w.label(h.pointer), Pointer: h.pointer,
-			Expires: now.Add(w.e.opts.HoldTTL),
-		}, value, ""))
+		c.holdValue(w.label(ptr), ptr, now.Add(w.e.opts.HoldTTL), value)
 	}
 	for _, r := range w.refs {
 		exp := now.Add(w.e.opts.HoldTTL)
 		if r.ttlSecs > 0 {
 			exp = now.Add(secondsDuration(r.ttlSecs))
 		}
-		items = append(items, w.e.vault.hold(Item{
-			CallID: callID, Tool: w.t.name, Kind: "reference", Label: r.label, Pointer: r.pointer, Expires: exp,
-		}, "", r.redeem))
+		c.holdReference(r.label, r.pointer, exp, r.redeem)
 	}
+	items := c.list()
+	w.e.mu.Unlock()
 
+	w.markDirty()
 	s := newScrubber(w.secrets)
-	var b []byte
-	notice := w.notice()
+	b := make([]byte, 0, 2*len(w.tr.src)+1024)
+	notice := []byte(w.notice())
 	meta := w.meta(pointers)
 
 	if w.isResult {
@@ -530,7 +533,7 @@ func (w *walker) build() Result {
 				})
 				if w.mode == allowMode && w.target >= 0 && w.act[w.target] == keep {
 					b = append(b, ',')
-					b = appendText(b, string(w.emit(nil, w.target, s)))
+					b = appendText(b, w.emit(nil, w.target, s))
 				}
 				b = append(b, ']')
 			case "_meta":
@@ -565,9 +568,9 @@ func (w *walker) build() Result {
 		visible := w.act[0] == keep
 		var value []byte
 		if visible {
-			value = w.emit(nil, 0, s)
+			value = w.emit(make([]byte, 0, len(w.tr.src)), 0, s)
 			b = append(b, ',')
-			b = appendText(b, string(value))
+			b = appendText(b, value)
 		}
 		b = append(b, ']')
 		if visible && w.tr.nodes[0].kind == kObject {
@@ -579,7 +582,22 @@ func (w *walker) build() Result {
 		b = append(b, meta...)
 		b = append(b, `}}`...)
 	}
-	return Result{Agent: string(b), CallID: callID, Items: items, Invalid: w.invalid}
+	// b is never written again, so the view can share its bytes.
+	return Result{Agent: unsafe.String(unsafe.SliceData(b), len(b)), CallID: c.id, Items: items, Invalid: w.invalid}
+}
+
+// markDirty marks every node that holds, at or below it, something the
+// view changes; the rest can be copied as whole spans.
+func (w *walker) markDirty() {
+	w.dirty = make([]bool, len(w.tr.nodes))
+	for i, a := range w.act {
+		if a == keep {
+			continue
+		}
+		for p := i; p >= 0 && !w.dirty[p]; p = int(w.tr.nodes[p].parent) {
+			w.dirty[p] = true
+		}
+	}
 }
 
 func secondsDuration(s float64) time.Duration {
@@ -648,10 +666,14 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	tr := w.tr
 	n := &tr.nodes[i]
 	if w.act[i] == reduce {
-		for _, r := range w.refs {
-			if r.node == i {
-				return appendReference(b, r, s)
-			}
+		return appendReference(b, w.refs[w.refAt[i]], s)
+	}
+	if !w.dirty[i] {
+		// A span with no escapes holds each string as its characters, so
+		// a search of the raw text finds every withheld string in it.
+		span := tr.src[n.start:n.end]
+		if !strings.Contains(span, `\`) && !s.contains(span) {
+			return append(b, span...)
 		}
 	}
 	switch n.kind {
@@ -663,9 +685,9 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	case kObject:
 		b = append(b, '{')
 		first := true
-		tr.children(i, func(j int) {
+		for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
 			if w.act[j] == withhold || w.act[j] == drop {
-				return
+				continue
 			}
 			if !first {
 				b = append(b, ',')
@@ -673,28 +695,28 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 			first = false
 			b = append(b, tr.src[tr.nodes[j].keyStart:tr.nodes[j].start]...)
 			b = w.emit(b, j, s)
-		})
+		}
 		return append(b, '}')
 	case kArray:
 		b = append(b, '[')
 		first := true
-		tr.children(i, func(j int) {
+		for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
 			if w.act[j] == withhold || w.act[j] == drop {
-				return
+				continue
 			}
 			if !first {
 				b = append(b, ',')
 			}
 			first = false
 			b = w.emit(b, j, s)
-		})
+		}
 		return append(b, ']')
 	default:
 		return append(b, tr.src[n.start:n.end]...)
 	}
 }
 
-func appendText(b []byte, text string) []byte {
+func appendText(b []byte, text []byte) []byte {
 	b = append(b, `{"type":"text","text":`...)
 	b = appendString(b, text)
 	return append(b, '}')
@@ -715,58 +737,118 @@ func appendReference(b []byte, r reference, s *scrubber) []byte {
 }
 
 // scrubber removes withheld strings from the strings the agent gets.
+//
+// Most strings hold none, so finding one must be cheap: a string of four
+// bytes or more is found through a bloom filter over the four-byte window
+// it starts with, and a shorter one through a table of first bytes.
 type scrubber struct {
-	r *strings.Replacer
-	// first marks the bytes a withheld string can start with, so most
-	// strings are passed over without a search.
-	first [256]bool
+	long  map[uint32][]string // by first four bytes, longest first
+	bloom []uint64
+	short [4]map[string]bool // by length
+	first [256]bool          // first bytes of short strings
+	any   bool
 }
 
+const bloomBits = 1 << 16
+
+func window(s string, i int) uint32 {
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+}
+
+func bloomIndex(w uint32) uint32 { return (w * 2654435761) >> (32 - 16) }
+
 func newScrubber(secrets map[string]struct{}) *scrubber {
-	if len(secrets) == 0 {
-		return &scrubber{}
-	}
-	list := make([]string, 0, len(secrets))
-	for s := range secrets {
-		list = append(list, s)
-	}
-	// Longest first, so a secret that contains another goes whole.
-	slices.SortFunc(list, func(a, b string) int {
-		return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b))
-	})
 	s := &scrubber{}
-	args := make([]string, 0, 2*len(list))
-	for _, x := range list {
-		args = append(args, x, "")
-		s.first[x[0]] = true
+	for x := range secrets {
+		if x == "" {
+			continue
+		}
+		s.any = true
+		if len(x) < 4 {
+			if s.short[len(x)] == nil {
+				s.short[len(x)] = map[string]bool{}
+			}
+			s.short[len(x)][x] = true
+			s.first[x[0]] = true
+			continue
+		}
+		if s.long == nil {
+			s.long = map[uint32][]string{}
+			s.bloom = make([]uint64, bloomBits/64)
+		}
+		w := window(x, 0)
+		s.long[w] = append(s.long[w], x)
+		bi := bloomIndex(w)
+		s.bloom[bi/64] |= 1 << (bi % 64)
 	}
-	s.r = strings.NewReplacer(args...)
+	for _, l := range s.long {
+		slices.SortFunc(l, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	}
 	return s
+}
+
+// match returns the length of the longest withheld string at str[i:], or 0.
+func (s *scrubber) match(str string, i int) int {
+	if s.long != nil && i+4 <= len(str) {
+		w := window(str, i)
+		bi := bloomIndex(w)
+		if s.bloom[bi/64]&(1<<(bi%64)) != 0 {
+			for _, p := range s.long[w] {
+				if strings.HasPrefix(str[i:], p) {
+					return len(p)
+				}
+			}
+		}
+	}
+	if s.first[str[i]] {
+		for n := 3; n >= 1; n-- {
+			if i+n <= len(str) && s.short[n][str[i:i+n]] {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// contains reports whether str holds a withheld string.
+func (s *scrubber) contains(str string) bool {
+	if !s.any {
+		return false
+	}
+	for i := 0; i < len(str); i++ {
+		if s.match(str, i) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // scrub returns str without any withheld string, and whether it changed.
 // Removing one can join the halves of another, so it repeats until
 // nothing changes.
 func (s *scrubber) scrub(str string) (string, bool) {
-	if s.r == nil {
-		return str, false
-	}
-	found := false
-	for i := 0; i < len(str); i++ {
-		if s.first[str[i]] {
-			found = true
-			break
-		}
-	}
-	if !found {
+	if !s.any {
 		return str, false
 	}
 	changed := false
 	for {
-		out := s.r.Replace(str)
-		if out == str {
+		var b []byte
+		for i := 0; i < len(str); {
+			if n := s.match(str, i); n > 0 {
+				if b == nil {
+					b = append(make([]byte, 0, len(str)), str[:i]...)
+				}
+				i += n
+				continue
+			}
+			if b != nil {
+				b = append(b, str[i])
+			}
+			i++
+		}
+		if b == nil {
 			return str, changed
 		}
-		str, changed = out, true
+		str, changed = string(b), true
 	}
 }

@@ -97,8 +97,10 @@ func TestPassThroughByteForByte(t *testing.T) {
 	}
 	res := e.Output("plain", Outcome{Kind: Text, Data: "raw text {not json"})
 	assert.Equal(t, "raw text {not json", res.Agent)
+	res = e.Output("plain", Outcome{Kind: Text, Data: ""})
+	assert.Equal(t, "Operation succeeded", res.Agent, "an empty string, as Chromium answers it")
 	res = e.Output("plain", Outcome{Kind: Empty})
-	assert.Equal(t, "Operation succeeded", res.Agent)
+	assert.Equal(t, "undefined", res.Agent, "undefined, as Chromium answers it")
 }
 
 func TestRules(t *testing.T) {
@@ -165,7 +167,7 @@ func TestRules(t *testing.T) {
 			name: "a4 a throwing sensitive tool fails generically",
 			def:  `"annotations":{"sensitiveHint":true}`,
 			kind: Threw, data: "database password is hunter2",
-			secrets: []string{"hunter2"}, errName: "OperationError",
+			secrets: []string{"hunter2"}, errName: "UnknownError",
 		},
 		{
 			name: "b without sensitiveHint only x-sensitive locations are withheld",
@@ -229,7 +231,7 @@ func TestRules(t *testing.T) {
 		{
 			name: "e unserializable output fails closed",
 			def:  `"annotations":{"sensitiveHint":true}`,
-			kind: Unserializable, errName: "OperationError",
+			kind: Unserializable, errName: "UnknownError",
 		},
 		{
 			name: "e a timeout fails closed",
@@ -420,12 +422,12 @@ func TestSensitiveOutputSize(t *testing.T) {
 	assert.Equal(t, big, res.Agent, "a plain tool is not capped")
 }
 
-func TestNonSensitiveThrow(t *testing.T) {
+func TestThrowMatchesChromium(t *testing.T) {
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"p","description":"d"}`)
 	res := e.Output("p", Outcome{Kind: Threw, Data: "boom"})
 	require.NotNil(t, res.Err)
-	assert.Equal(t, "boom", res.Err.Message)
+	assert.Equal(t, &Error{Name: "UnknownError", Message: toolFailed}, res.Err, "a throw is reported as Chromium does, without the message")
 }
 
 func TestOriginUnknownRejectsReferences(t *testing.T) {

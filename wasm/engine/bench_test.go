@@ -1,0 +1,145 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// records makes a JSON array of patient-like records of about size bytes,
+// with a sensitive ssn and dob in each.
+func records(size int) string {
+	var b strings.Builder
+	b.WriteString(`{"records":[`)
+	for i := 0; b.Len() < size; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"Patient %d","ssn":"%03d-%02d-%04d","dob":"19%02d-0%d-1%d","notes":"Seen on visit %d; follow-up in two weeks.","tags":["a","b"]}`,
+			i, i, i%1000, i%100, i%10000, i%100, i%9+1, i%10, i)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+const recordsSchema = `{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"ssn":{"type":"string","x-sensitive":true},"dob":{"type":"string","x-sensitive":true},"notes":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}}}}`
+
+// BenchmarkOutput measures the agent view against decoding the same bytes
+// with encoding/json into any, measured in the same run: the "naive"
+// metric is the ratio of the two (lower is better).
+func BenchmarkOutput(b *testing.B) {
+	cases := []struct {
+		name string
+		def  string
+		data string
+	}{
+		{"small-plain", `{"name":"t","description":"d"}`, `{"orders":[{"id":1,"total":12.5},{"id":2,"total":3}]}`},
+		{"small-sensitive", `{"name":"t","description":"d","outputSchema":` + recordsSchema + `}`, records(200)},
+		{"1MiB-plain", `{"name":"t","description":"d"}`, records(1 << 20)},
+		{"1MiB-x-sensitive", `{"name":"t","description":"d","outputSchema":` + recordsSchema + `}`, records(1 << 20)},
+		{"1MiB-allowlist", `{"name":"t","description":"d","annotations":{"sensitiveHint":true},"outputSchema":` + recordsSchema + `}`, records(1 << 20)},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			e := New(&Options{Origin: testOrigin})
+			if _, err := e.Register(c.def); err != nil {
+				b.Fatal(err)
+			}
+			naive := baseline(func() {
+				var v any
+				if err := json.Unmarshal([]byte(c.data), &v); err != nil {
+					b.Fatal(err)
+				}
+			})
+			b.SetBytes(int64(len(c.data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				res := e.Output("t", Outcome{Kind: Returned, Data: c.data})
+				if res.Err != nil {
+					b.Fatal(res.Err)
+				}
+				// Keep the vault from growing across iterations.
+				for _, it := range res.Items {
+					e.Forget(it.Handle)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(naive.Nanoseconds()), "naive")
+		})
+	}
+}
+
+// BenchmarkRegister measures compiling a tool's schemas.
+func BenchmarkRegister(b *testing.B) {
+	def := `{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}},"outputSchema":` + recordsSchema + `}`
+	for b.Loop() {
+		e := New(nil)
+		if _, err := e.Register(def); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// baseline times f, the best of several runs, for a ratio measured in the
+// same run as the benchmark that reports it.
+func baseline(f func()) time.Duration {
+	best := time.Duration(1<<63 - 1)
+	for range 5 {
+		start := time.Now()
+		f()
+		best = min(best, time.Since(start))
+	}
+	return best
+}
+
+// BenchmarkStages splits the 1 MiB x-sensitive case into its stages, to
+// show where the time goes (under WebAssembly too).
+func BenchmarkStages(b *testing.B) {
+	data := records(1 << 20)
+	e := New(&Options{Origin: testOrigin})
+	if _, err := e.Register(`{"name":"t","description":"d","outputSchema":` + recordsSchema + `}`); err != nil {
+		b.Fatal(err)
+	}
+	t := e.lookup("t")
+	tr, err := parseTree(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("parse", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := parseTree(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("value", func(b *testing.B) {
+		for b.Loop() {
+			tr.value(0)
+		}
+	})
+	v := tr.value(0)
+	b.Run("validate", func(b *testing.B) {
+		for b.Loop() {
+			if f := t.output.validate(v); f != nil {
+				b.Fatal(f)
+			}
+		}
+	})
+	b.Run("walk", func(b *testing.B) {
+		for b.Loop() {
+			w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), secrets: map[string]struct{}{}}
+			w.walk(0, t.output.start, true)
+		}
+	})
+	b.Run("walk+build", func(b *testing.B) {
+		for b.Loop() {
+			w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), secrets: map[string]struct{}{}}
+			w.walk(0, t.output.start, true)
+			res := w.build()
+			for _, it := range res.Items {
+				e.Forget(it.Handle)
+			}
+		}
+	})
+}
