@@ -167,20 +167,69 @@ declare global {
 
   /** One of Veil's held values or secret references, never the value. */
   interface VeilItem {
+    /** Opaque; names the item to veil.reveal and veil.forget. */
     handle: string;
+    /** The call that withheld it. */
     callId: string;
+    /** The tool's name. */
     tool: string;
+    /** A withheld value, or a secret_reference redeemed from the server. */
     kind: 'value' | 'reference';
+    /**
+     * For the user: a reference's label, the tool's title for a whole
+     * withheld output, else the last token of the pointer.
+     */
     label: string;
-    /** JSON Pointer of the value in the tool's output. */
+    /** JSON Pointer of the value in the tool's output ("" for all of it). */
     pointer: string;
-    /** RFC 3339 time at which it is wiped. */
-    expires: string;
+    /** When it is wiped, in milliseconds since the epoch (like Date.now()). */
+    expires: number;
   }
 
+  /**
+   * Why a reveal failed:
+   * - activation: no transient user activation (reveal from a click or key handler);
+   * - notfound: the item is no longer held, or the server answered 404;
+   * - invalid: a redeemUrl not on the page's origin; nothing was fetched;
+   * - gone: 410, the secret expired or was already revealed;
+   * - signin: 401; forbidden: 403;
+   * - ratelimited: 429, retryAfter says when to try again;
+   * - unavailable: a 5xx answer; network: no answer at all;
+   * - error: anything else.
+   */
+  type VeilRevealFailure =
+    | 'activation'
+    | 'notfound'
+    | 'invalid'
+    | 'gone'
+    | 'signin'
+    | 'forbidden'
+    | 'ratelimited'
+    | 'unavailable'
+    | 'network'
+    | 'error';
+
+  type VeilRevealResult =
+    | { ok: true; value: string }
+    | {
+        ok: false;
+        reason: VeilRevealFailure;
+        /** A sentence to show the user. */
+        message: string;
+        /** The redemption's HTTP status, when the server answered. */
+        status?: number;
+        /** Seconds to wait, for "ratelimited" when the server said. */
+        retryAfter?: number;
+      };
+
   interface VeilEventMap {
-    /** A call withheld values or references; they are held for the user. */
-    held: CustomEvent<{ tool: string; callId: string; items: VeilItem[] }>;
+    /**
+     * A call withheld values or references; they are held for the user.
+     * veil.items(callId) lists them.
+     */
+    held: CustomEvent<{ tool: string; callId: string; count: number }>;
+    /** veil.forget wiped an item. */
+    forgotten: CustomEvent<{ handle: string }>;
     /** A tool returned secret_reference items that are not valid. */
     invalidreference: CustomEvent<{ tool: string; reasons: string[] }>;
   }
@@ -204,6 +253,18 @@ declare global {
     readonly mode: 'worker' | 'main';
     /** Every agent path, for conformance tests. */
     readonly paths: readonly VeilPath[];
+
+    /** What is held for the user, soonest to expire first: every call's items, or one call's. */
+    items(callId?: string): Promise<VeilItem[]>;
+    /**
+     * Reveals one item: a withheld value from the runtime's memory, or a
+     * secret_reference's value by a same-origin GET of its redeemUrl
+     * (once: the server answers 410 after). Needs transient user
+     * activation. Never rejects.
+     */
+    reveal(handle: string): Promise<VeilRevealResult>;
+    /** Wipes one item; resolves with whether it was held. */
+    forget(handle: string): Promise<boolean>;
 
     addEventListener<K extends keyof VeilEventMap>(
       type: K,

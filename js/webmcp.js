@@ -406,7 +406,8 @@
           signal?.removeEventListener('abort', onAbort);
           if (h.error) reject(toError(h.error));
           else resolve(b);
-          if (h.items?.length) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, callId: h.callId, items: h.items } }));
+          // Light on purpose: a call can hold thousands of values; the page asks veil.items(callId).
+          if (h.items?.length) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, callId: h.callId, count: h.items.length } }));
           if (h.invalid?.length) {
             console.warn(`veil: tool ${q} returned invalid secret references:`, h.invalid);
             ns.dispatchEvent(new CustomEvent('invalidreference', { detail: { tool: name, reasons: h.invalid } }));
@@ -596,6 +597,66 @@
       .map(([name, execute]) => Object.freeze({ name, execute })),
   );
 
+  // ---- Reveal: the user's side of what was withheld ------------------------
+
+  /** How long a redemption may take. */
+  const REDEEM_TIMEOUT = 30000;
+  const refused = (reason, message, status) => ({ ok: false, reason, message, status });
+  /** What each redemption answer means, for the user. */
+  const answers = {
+    401: ['signin', 'Sign in to reveal this secret.'],
+    403: ['forbidden', 'You are not allowed to reveal this secret.'],
+    404: ['notfound', 'This secret does not exist (any more).'],
+    410: ['gone', 'This secret has expired or was already revealed.'],
+  };
+
+  /**
+   * redeem fetches a secret_reference's value. The engine validated the
+   * URL; it is checked again here, and only a same-origin GET ever leaves.
+   * @returns {Promise<VeilRevealResult>}
+   */
+  const redeem = async (url) => {
+    let u;
+    try {
+      u = new URL(url);
+    } catch {}
+    if (u?.origin !== location.origin || !/^https?:$/.test(u.protocol))
+      return refused('invalid', 'This secret is not on this site, so it was not fetched.');
+    let res;
+    try {
+      res = await fetch(u, {
+        credentials: 'same-origin',
+        cache: 'no-store',
+        redirect: 'error',
+        referrerPolicy: 'no-referrer',
+        signal: AbortSignal.timeout(REDEEM_TIMEOUT),
+      });
+    } catch {
+      return refused('network', 'The secret could not be fetched. Check the connection and try again.');
+    }
+    const { status } = res;
+    if (status === 200) {
+      let v;
+      try {
+        v = (await res.json())?.value;
+      } catch {}
+      return typeof v === 'string' ? { ok: true, value: v } : refused('error', 'The server answered with no secret.', status);
+    }
+    if (answers[status]) return refused(...answers[status], status);
+    if (status === 429) {
+      const h = res.headers.get('Retry-After') ?? '';
+      const s = /^\d+$/.test(h) ? +h : Math.ceil((Date.parse(h) - Date.now()) / 1000);
+      const retryAfter = s >= 0 ? s : undefined;
+      const r = refused('ratelimited', `Too many attempts. Try again ${retryAfter === undefined ? 'later' : `in ${retryAfter} s`}.`, status);
+      return { ...r, retryAfter };
+    }
+    if (status >= 500) return refused('unavailable', 'The server cannot hand out the secret right now. Try again later.', status);
+    return refused('error', `The server answered ${status}.`, status);
+  };
+
+  /** @returns {VeilItem} */
+  const toItem = (i) => ({ ...i, expires: Date.parse(i.expires) });
+
   class Veil extends EventTarget {
     /** Resolves once the engine runs; rejects if it can't start. */
     get ready() {
@@ -607,6 +668,50 @@
     }
     get paths() {
       return paths;
+    }
+
+    /**
+     * Lists what is held for the user, never the values: every call's
+     * items, or those of one call.
+     * @param {string} [callId]
+     * @returns {Promise<VeilItem[]>}
+     */
+    async items(callId) {
+      const [h] = await call('items');
+      return (h.items ?? []).filter((i) => callId === undefined || i.callId === str(callId)).map(toItem);
+    }
+
+    /**
+     * Reveals one item to the user: a withheld value from the engine, a
+     * secret_reference by a GET of its redeemUrl. It needs transient user
+     * activation (a click or a key press), and it never rejects: it
+     * resolves with {ok: true, value} or {ok: false, reason, message}.
+     * @param {string} handle
+     * @returns {Promise<VeilRevealResult>}
+     */
+    reveal(handle) {
+      if (!navigator.userActivation?.isActive)
+        return Promise.resolve(refused('activation', 'Revealing a value needs a click or a key press.'));
+      return call('reveal', { handle: str(handle) }).then(([h, b]) =>
+        h.error
+          ? h.error.name === 'NotFoundError'
+            ? refused('notfound', 'This value is no longer held: it expired or was forgotten.')
+            : refused('error', 'The value could not be revealed.')
+          : h.kind === 'reference'
+            ? redeem(h.redeemUrl)
+            : { ok: true, value: b },
+      );
+    }
+
+    /**
+     * Wipes one item and resolves with whether it was held.
+     * @param {string} handle
+     * @returns {Promise<boolean>}
+     */
+    async forget(handle) {
+      const [h] = await call('forget', { handle: str(handle) });
+      if (h.ok) this.dispatchEvent(new CustomEvent('forgotten', { detail: { handle: str(handle) } }));
+      return !!h.ok;
     }
   }
   const ns = new Veil();
