@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"crypto/rand"
 	"encoding/base64"
 	mrand "math/rand/v2"
 	"slices"
@@ -17,9 +16,9 @@ import (
 // values costs a few allocations.
 type vault struct {
 	calls map[string]*heldCall
-	// rng makes ids: ChaCha8, seeded once from crypto/rand, is a
-	// cryptographically strong generator and, unlike crypto/rand in
-	// WebAssembly, costs no call into JavaScript per id.
+	// rng makes ids: ChaCha8, seeded once from the platform's
+	// cryptographic source, is a cryptographically strong generator and
+	// costs no call into JavaScript per id.
 	rng *mrand.ChaCha8
 }
 
@@ -42,11 +41,11 @@ type heldItem struct {
 
 func (v *vault) init() {
 	v.calls = map[string]*heldCall{}
-	var seed [32]byte
-	if _, err := rand.Read(seed[:]); err != nil {
+	var s [32]byte
+	if err := seed(s[:]); err != nil {
 		panic("engine: no randomness for handles: " + err.Error())
 	}
-	v.rng = mrand.NewChaCha8(seed)
+	v.rng = mrand.NewChaCha8(s)
 }
 
 // newID returns 128 random bits, base64url-encoded.
