@@ -453,17 +453,27 @@ func (t *tree) value(i int) any {
 	case kString:
 		return n.str
 	case kArray:
-		var arr []any
-		t.children(i, func(j int) { arr = append(arr, t.value(j)) })
-		if arr == nil {
-			arr = []any{}
+		arr := make([]any, 0, t.count(i))
+		for j := i + 1; j < int(n.next); j = int(t.nodes[j].next) {
+			arr = append(arr, t.value(j))
 		}
 		return arr
 	default:
-		obj := make(map[string]any)
-		t.children(i, func(j int) { obj[t.nodes[j].key] = t.value(j) })
+		obj := make(map[string]any, t.count(i))
+		for j := i + 1; j < int(n.next); j = int(t.nodes[j].next) {
+			obj[t.nodes[j].key] = t.value(j)
+		}
 		return obj
 	}
+}
+
+// count returns the number of children of node i.
+func (t *tree) count(i int) int {
+	n := 0
+	for j := i + 1; j < int(t.nodes[i].next); j = int(t.nodes[j].next) {
+		n++
+	}
+	return n
 }
 
 // appendString appends s as a JSON string the way JSON.stringify writes it:
