@@ -17,6 +17,8 @@ func FuzzNoLeak(f *testing.F) {
 	f.Add("é\u0000", "<secret>", "secret", uint8(2))
 	f.Add("z", `{"type":"secret_reference"}`, "type", uint8(3))
 	f.Add("1", "11111", "n", uint8(4))
+	f.Add("r", "with a reference", "k", uint8(8|4))
+	f.Add("s", "a result with a reference", "k", uint8(8|4|1))
 
 	schemas := []string{
 		// b: deny-list
@@ -41,6 +43,10 @@ func FuzzNoLeak(f *testing.F) {
 			"text":   text + secret + text,
 			"other":  map[string]any{key: text},
 		}
+		if shape&8 != 0 {
+			// A reference whose id is the secret, among the values.
+			out["ref"] = map[string]any{"type": "secret_reference", "id": secret, "label": "Key", "redeemUrl": "/r/" + secret}
+		}
 		if shape&1 == 1 {
 			out = map[string]any{
 				"content":           []any{map[string]any{"type": "text", "text": "mirror " + secret + " " + text}},
@@ -54,7 +60,7 @@ func FuzzNoLeak(f *testing.F) {
 		// JSON.stringify does not escape <, > and &; neither should the
 		// text the engine sees.
 		str := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(string(data))
-		def := schemas[int(shape>>1)%len(schemas)]
+		def := schemas[int(shape>>1&3)%len(schemas)]
 		e := New(&Options{Origin: testOrigin})
 		mustRegister(t, e, `{"name":"t","description":"d",`+def+`}`)
 		res := e.Output("t", Outcome{Kind: Returned, Data: str})

@@ -185,7 +185,9 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 	if t.output != nil {
 		start = t.output.start
 	}
-	if w.mode == wholeMode {
+	if w.mode == wholeMode || (w.mode == textMode && !w.isResult) {
+		// A plain value has no text items: all of it is withheld, and
+		// its references reach the agent in the notice's company.
 		w.withhold(0)
 	} else if !w.isResult {
 		w.walk(0, start, true)
@@ -308,7 +310,8 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 }
 
 // withhold holds node i for the user. Its strings join the scrub set, and
-// the references inside it are held too; the agent learns only their
+// the references inside it are held too. In text mode they reach the agent
+// reduced, after the content; otherwise the agent learns only their
 // number, as their labels stood at a withheld location.
 func (w *walker) withhold(i int) {
 	w.act[i] = withhold
@@ -328,7 +331,15 @@ func (w *walker) collect(i int) {
 		}
 	case kObject:
 		if w.isReference(i) {
+			// Its label may reach the agent (in text mode), so it is not
+			// scrubbed; every other field is.
 			w.reference(i, false)
+			w.tr.children(i, func(j int) {
+				if k := w.tr.nodes[j].key; k != "label" && k != "type" {
+					w.collect(j)
+				}
+			})
+			return
 		}
 		w.tr.children(i, w.collect)
 	case kArray:
@@ -531,6 +542,7 @@ func (w *walker) build() Result {
 					b = append(b, ',')
 					b = w.emit(b, k, s)
 				})
+				b = w.listReferences(b, s)
 				if w.mode == allowMode && w.target >= 0 && w.act[w.target] == keep {
 					b = append(b, ',')
 					b = appendText(b, w.emit(nil, w.target, s))
@@ -572,6 +584,7 @@ func (w *walker) build() Result {
 			b = append(b, ',')
 			b = appendText(b, value)
 		}
+		b = w.listReferences(b, s)
 		b = append(b, ']')
 		if visible && w.tr.nodes[0].kind == kObject {
 			b = append(b, `,"structuredContent":`...)
@@ -584,6 +597,21 @@ func (w *walker) build() Result {
 	}
 	// b is never written again, so the view can share its bytes.
 	return Result{Agent: unsafe.String(unsafe.SliceData(b), len(b)), CallID: c.id, Items: items, Invalid: w.invalid}
+}
+
+// listReferences appends, in text mode, the references that stood inside
+// withheld values, reduced.
+func (w *walker) listReferences(b []byte, s *scrubber) []byte {
+	if w.mode != textMode {
+		return b
+	}
+	for _, r := range w.refs {
+		if !r.visible {
+			b = append(b, ',')
+			b = appendReference(b, r, s)
+		}
+	}
+	return b
 }
 
 // markDirty marks every node that holds, at or below it, something the

@@ -146,6 +146,20 @@ func TestRules(t *testing.T) {
 			pointers: []string{"/content/2", "/structuredContent"}, refs: 1,
 		},
 		{
+			name: "a2 a plain value with a reference: everything but the reference is withheld",
+			def:  `"annotations":{"sensitiveHint":true}`,
+			kind: Returned, data: `{"key":"sk_live_plain","nested":{"ref":` + ref("ref_plain", "/redeem/ref_plain", "") + `}}`,
+			secrets: []string{"sk_live_plain", "ref_plain", "/redeem/", "nested"}, visible: []string{"API Key", "secret_reference"},
+			pointers: []string{""}, refs: 1,
+		},
+		{
+			name: "a2 a reference inside withheld structuredContent is listed",
+			def:  `"annotations":{"sensitiveHint":true}`,
+			kind: Returned, data: `{"content":[{"type":"text","text":"made a key"}],"structuredContent":{"raw":"sk_struct2","ref":` + ref("ref_sc", "/redeem/ref_sc", `,"extra":"extra-field-secret"`) + `}}`,
+			secrets: []string{"sk_struct2", "ref_sc", "extra-field-secret"}, visible: []string{"made a key", "API Key"},
+			pointers: []string{"/structuredContent"}, refs: 1,
+		},
+		{
 			name: "a3 sensitiveHint without schema withholds everything",
 			def:  `"annotations":{"sensitiveHint":true}`,
 			kind: Returned, data: `{"diagnosis":"condition-x","notes":"private"}`,
