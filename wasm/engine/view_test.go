@@ -218,6 +218,20 @@ func TestRules(t *testing.T) {
 			pointers: []string{"/structuredContent/ssn"},
 		},
 		{
+			name: "d scrub reaches into a subtree with nothing withheld",
+			def:  `"outputSchema":` + denySchema,
+			kind: Returned, data: `{"ssn":"123-45-6789","audit":{"log":["viewed 123-45-6789",{"deep":"x123-45-6789y"}]}}`,
+			secrets: []string{"123-45-6789"}, visible: []string{"viewed ", `"xy"`},
+			pointers: []string{"/ssn"},
+		},
+		{
+			name: "d scrub reaches into a subtree with escapes",
+			def:  `"outputSchema":` + denySchema,
+			kind: Returned, data: `{"ssn":"987-65-4321","audit":{"log":"line\n987-65-4321\t\"q\""}}`,
+			secrets: []string{"987-65-4321"}, visible: []string{`line\n\t\"q\"`},
+			pointers: []string{"/ssn"},
+		},
+		{
 			name: "d scrub removes a reference id mirrored in text",
 			def:  ``,
 			kind: Returned, data: `{"content":[{"type":"text","text":"key ref_mirror at /redeem/ref_mirror"},` + ref("ref_mirror", "/redeem/ref_mirror", "") + `]}`,
