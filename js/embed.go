@@ -1,6 +1,7 @@
 // Package js holds Veil's browser scripts: webmcp.js, the one script a page
-// includes; worker.js, which runs the engine off the main thread; and
-// webmcp.d.ts, their TypeScript types. They are plain modern JavaScript
+// includes; worker.js, which runs the engine off the main thread;
+// veil-secrets.js, the <veil-secrets> element with which the user reveals
+// what was withheld; and webmcp.d.ts, their TypeScript types. They are plain modern JavaScript
 // with no build step; [github.com/veilmcp/veil/js/build] writes them, with
 // the engine, into a directory a server can serve.
 package js
@@ -9,5 +10,5 @@ import "embed"
 
 // Files holds the scripts and their type declarations, at the root.
 //
-//go:embed webmcp.js worker.js webmcp.d.ts
+//go:embed webmcp.js worker.js veil-secrets.js webmcp.d.ts
 var Files embed.FS

@@ -279,4 +279,15 @@ declare global {
   }
 
   var veil: Veil;
+
+  /**
+   * <veil-secrets hide-after="30">: the user's tray of withheld items, with
+   * Reveal, Copy and Forget (veil-secrets.js). Themed with --veil-* CSS
+   * custom properties and ::part().
+   */
+  interface VeilSecretsElement extends HTMLElement {}
+
+  interface HTMLElementTagNameMap {
+    'veil-secrets': VeilSecretsElement;
+  }
 }

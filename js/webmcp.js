@@ -6,7 +6,8 @@
 // It installs document.modelContext, navigator.modelContext (the same object)
 // and navigator.modelContextTesting at once, then starts the engine
 // (veil.wasm) in a Worker, or on the main thread where a Worker can't run.
-// worker.js, veil.wasm and wasm_exec.js are loaded from beside this script.
+// worker.js, veil.wasm and wasm_exec.js are loaded from beside this script,
+// and veil-secrets.js too when the document has a <veil-secrets> element.
 // data-veil-mode="worker" or "main" on the script tag forces one mode.
 /// <reference path="./webmcp.d.ts" />
 'use strict';
@@ -716,4 +717,15 @@
   }
   const ns = new Veil();
   Object.defineProperty(globalThis, 'veil', { value: ns, configurable: true });
+
+  // <veil-secrets>, the ready-made tray, loads from beside this script when
+  // the document uses it and nothing defined it yet.
+  const tray = () => {
+    if (customElements.get('veil-secrets') || !document.querySelector('veil-secrets')) return;
+    const s = document.createElement('script');
+    s.src = here('veil-secrets.js');
+    if (script?.nonce) s.nonce = script.nonce;
+    document.head.append(s);
+  };
+  document.readyState === 'loading' ? document.addEventListener('DOMContentLoaded', tray, { once: true }) : tray();
 })();

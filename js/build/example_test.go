@@ -12,6 +12,6 @@ func ExampleDist() {
 	if err := build.Dist("dist"); err != nil {
 		log.Fatal(err)
 	}
-	// dist now holds webmcp.js, worker.js, wasm_exec.js, veil.wasm and
-	// webmcp.d.ts, each with .gz and .br beside it.
+	// dist now holds webmcp.js, worker.js, wasm_exec.js, veil.wasm,
+	// veil-secrets.js and webmcp.d.ts, each with .gz and .br beside it.
 }
