@@ -1,0 +1,185 @@
+package risk
+
+import (
+	"slices"
+)
+
+// MaxAttribution bounds the attribution a session keeps; sources past it
+// are counted, not kept.
+const MaxAttribution = 256
+
+// State is the trust state of a page's agent session: what has reached the
+// agent so far. Every part only grows: once untrusted content has been
+// seen, the session stays untrusted, as SEP-1913's propagation rules
+// require.
+type State struct {
+	// UntrustedContent: a result from an untrusted source reached the
+	// agent. UntrustedFrom names the tools it came from.
+	UntrustedContent bool     `json:"untrustedContent"`
+	UntrustedFrom    []string `json:"untrustedFrom"`
+	// PrivateData lists the sensitivity labels of the private data that
+	// reached the agent; PrivateFrom names the tools it came from.
+	PrivateData []string `json:"privateData"`
+	PrivateFrom []string `json:"privateFrom"`
+	// Attribution is the union of the sources results were attributed
+	// to, at most MaxAttribution; AttributionDropped counts the rest.
+	Attribution        []string `json:"attribution"`
+	AttributionDropped int      `json:"attributionDropped"`
+	// MaliciousActivity: a result, or a call's resolved annotations,
+	// carried maliciousActivityHint. MaliciousFrom names the tools.
+	MaliciousActivity bool     `json:"maliciousActivity"`
+	MaliciousFrom     []string `json:"maliciousFrom"`
+	// Version counts the changes; it is 0 for a fresh session.
+	Version int `json:"version"`
+}
+
+// Clone returns a deep copy of s whose lists are never nil, so they are
+// arrays in JSON.
+func (s State) Clone() State {
+	s.UntrustedFrom = nonNil(slices.Clone(s.UntrustedFrom))
+	s.PrivateData = nonNil(slices.Clone(s.PrivateData))
+	s.PrivateFrom = nonNil(slices.Clone(s.PrivateFrom))
+	s.Attribution = nonNil(slices.Clone(s.Attribution))
+	s.MaliciousFrom = nonNil(slices.Clone(s.MaliciousFrom))
+	return s
+}
+
+// RequestAnnotations is what a tool's execute receives as
+// options.annotations: SEP-1913's request annotations (openWorldHint and
+// attribution) and two of the runtime's own, so that a page's tool can
+// refuse by its own policy.
+type RequestAnnotations struct {
+	// OpenWorldHint: untrusted content has reached the agent.
+	OpenWorldHint bool     `json:"openWorldHint"`
+	Attribution   []string `json:"attribution"`
+	// MaliciousActivityHint: something in the session was flagged.
+	MaliciousActivityHint bool `json:"maliciousActivityHint"`
+	// PrivateData lists the labels of private data the agent holds.
+	PrivateData []string `json:"privateData"`
+}
+
+// Request returns the request annotations of a call made in state s.
+func (s State) Request() RequestAnnotations {
+	return RequestAnnotations{
+		OpenWorldHint:         s.UntrustedContent,
+		Attribution:           nonNil(slices.Clone(s.Attribution)),
+		MaliciousActivityHint: s.MaliciousActivity,
+		PrivateData:           nonNil(slices.Clone(s.PrivateData)),
+	}
+}
+
+// ResultAnnotations are the annotations a result carries in
+// _meta.annotations (SEP-1913's result annotations).
+type ResultAnnotations struct {
+	OpenWorld         bool
+	MaliciousActivity bool
+	Attribution       []string
+}
+
+// ReadResultAnnotations reads a result's _meta.annotations, decoded. It is
+// lenient, as output is not the place to reject a page: a value of the
+// wrong type is ignored.
+func ReadResultAnnotations(v any) ResultAnnotations {
+	var r ResultAnnotations
+	m, ok := v.(map[string]any)
+	if !ok {
+		return r
+	}
+	r.OpenWorld, _ = m["openWorldHint"].(bool)
+	r.MaliciousActivity, _ = m["maliciousActivityHint"].(bool)
+	if list, ok := m["attribution"].([]any); ok {
+		r.Attribution = strs(list)
+	}
+	return r
+}
+
+// Untrusted returns the facts that make a result of a call with
+// annotations a, carrying result annotations r, untrusted content: an
+// untrustedContentHint or openWorldHint the tool (or call) states as true,
+// a returnMetadata.source that may be "untrustedPublic", or the result's
+// own openWorldHint. MCP's default for openWorldHint does not count: a
+// tool that says nothing about where its output comes from is not
+// spotlighted.
+func Untrusted(a *Annotations, r ResultAnnotations) []Fact {
+	var facts []Fact
+	if is(a.UntrustedContent) {
+		facts = append(facts, Fact{Source: "tool", Key: "untrustedContentHint", Value: "true"})
+	}
+	if is(a.OpenWorld) {
+		facts = append(facts, Fact{Source: "tool", Key: "openWorldHint", Value: "true"})
+	}
+	if a.Return != nil && slices.Contains(a.Return.Source, "untrustedPublic") {
+		facts = append(facts, Fact{Source: "tool", Key: "returnMetadata.source", Value: "untrustedPublic"})
+	}
+	if r.OpenWorld {
+		facts = append(facts, Fact{Source: "result", Key: "_meta.annotations.openWorldHint", Value: "true"})
+	}
+	return facts
+}
+
+// Observe adds to s what a result of tool, whose call had annotations a
+// and whose output carried result annotations r, brought into the agent's
+// context. It reports whether s changed.
+func (s *State) Observe(p *Policy, tool string, a *Annotations, r ResultAnnotations) bool {
+	before := s.Version
+	if len(Untrusted(a, r)) > 0 {
+		s.markUntrusted(tool)
+	}
+	if classes := p.PrivateClasses(a); len(classes) > 0 {
+		for _, c := range classes {
+			s.add(&s.PrivateData, c)
+		}
+		s.add(&s.PrivateFrom, tool)
+	}
+	for _, src := range [][]string{a.Attribution, r.Attribution} {
+		for _, at := range src {
+			if slices.Contains(s.Attribution, at) {
+				continue
+			}
+			if len(s.Attribution) >= MaxAttribution {
+				s.AttributionDropped++
+				s.Version++
+				continue
+			}
+			s.add(&s.Attribution, at)
+		}
+	}
+	if r.MaliciousActivity {
+		s.FlagMalicious(tool)
+	}
+	return s.Version != before
+}
+
+// FlagMalicious records that tool's result or request was flagged with
+// maliciousActivityHint. It reports whether s changed.
+func (s *State) FlagMalicious(tool string) bool {
+	before := s.Version
+	if !s.MaliciousActivity {
+		s.MaliciousActivity = true
+		s.Version++
+	}
+	s.add(&s.MaliciousFrom, tool)
+	return s.Version != before
+}
+
+func (s *State) markUntrusted(tool string) {
+	if !s.UntrustedContent {
+		s.UntrustedContent = true
+		s.Version++
+	}
+	s.add(&s.UntrustedFrom, tool)
+}
+
+func (s *State) add(list *[]string, v string) {
+	if !slices.Contains(*list, v) {
+		*list = append(*list, v)
+		s.Version++
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
