@@ -2,12 +2,14 @@ package e2e
 
 import (
 	"encoding/json"
+	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/webmcp"
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -65,8 +67,25 @@ func (tb *tab) invokeTool(name, input string) *webmcp.EventToolResponded {
 // as JSON: parsed when the string is JSON text, else as a JSON string.
 func agentText(ev *webmcp.EventToolResponded) string {
 	var s string
-	if json.Unmarshal(ev.Output, &s) == nil {
+	if len(ev.Output) > 0 && ev.Output[0] == '"' && json.Unmarshal(ev.Output, &s) == nil {
 		return s
 	}
 	return string(ev.Output)
+}
+
+// assertDevToolsOutput checks the output of a WebMCP.toolResponded event
+// against the string executeTool gives for the same call. Chromium sends the
+// string parsed when its own JSON parser takes it, else as a JSON string; its
+// parser is stricter than JSON.parse (it refuses a lone surrogate escape), so
+// either form is accepted.
+func assertDevToolsOutput(t *testing.T, want, output, msg string) bool {
+	t.Helper()
+	var s string
+	if len(output) > 0 && output[0] == '"' && json.Unmarshal([]byte(output), &s) == nil && s == want {
+		return true
+	}
+	if !json.Valid([]byte(want)) {
+		return assert.Equal(t, want, s, "%s: the output is %s", msg, output)
+	}
+	return assert.JSONEq(t, want, output, msg)
 }

@@ -14,6 +14,14 @@
 //	VEIL_SKIP_BROWSER  set to 1 to skip the suite when no browser is found;
 //	                   without it a missing browser fails the suite
 //	VEIL_HEADFUL       set to 1 to watch the browsers in windows
+//	VEIL_CONFORMANCE_TARGET
+//	                   another implementation's script (a URL or a file)
+//	                   to run the data cases against; see
+//	                   envConformanceTarget
+//
+// The runtime is built into a directory in the user's cache, so that a warm
+// run skips compressing the engine again; the build rewrites only what
+// changed.
 package e2e
 
 import (
@@ -29,8 +37,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/veilmcp/veil/js/build"
 )
 
 // Environment variables that configure the suite.
@@ -81,13 +87,18 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if err := build.Dist(dir); err != nil {
+	if err := buildDist(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building the runtime:", err)
 		return 1
 	}
 	distDir = dir
 
-	server = httptest.NewServer(newMux())
+	mux, err := newMux()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	server = httptest.NewServer(mux)
 	defer server.Close()
 
 	var wg sync.WaitGroup
@@ -121,13 +132,22 @@ func findBrowser() (string, error) {
 	return "", fmt.Errorf("no Chromium found (looked for %v on PATH)", browserNames)
 }
 
-// newMux serves the fixture pages of testdata at the root and the runtime
-// under /dist/.
-func newMux() *http.ServeMux {
+// newMux serves the fixture pages of testdata at the root, the runtime
+// under /dist/, the conformance page and, when the conformance target is a
+// local file, its directory under /target/.
+func newMux() (*http.ServeMux, error) {
+	src, targetDir, err := targetScript()
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("testdata")))
 	mux.Handle("/dist/", http.StripPrefix("/dist/", http.FileServer(http.Dir(distDir))))
-	return mux
+	mux.Handle("/conformance.html", handleConformance(src))
+	if targetDir != "" {
+		mux.Handle("/target/", http.StripPrefix("/target/", http.FileServer(http.Dir(targetDir))))
+	}
+	return mux, nil
 }
 
 // browser is one running Chromium. Tabs are children of ctx.

@@ -1,0 +1,181 @@
+// conformance.js runs the suite's data cases in the page. The Go tests load
+// the cases (testdata/cases/*.txtar) into it, register every case's tool at
+// once, then call every tool through one agent path per round trip, so a
+// page serves all cases.
+//
+// It must load before the implementation under test: it keeps Chromium's
+// own document.modelContext, if there is one, before anything shadows it.
+"use strict";
+
+(() => {
+  /** Chromium's native ModelContext, or null. */
+  const nativeContext = (() => {
+    try {
+      return Object.getOwnPropertyDescriptor(Document.prototype, "modelContext")?.get?.call(document) ?? null;
+    } catch {
+      return null;
+    }
+  })();
+
+  /** expression compiles a case's JavaScript expression into a function of the input. */
+  const expression = (source) => new Function("input", `"use strict";\nreturn (\n${source}\n);`);
+
+  /** errorOf reports a thrown value as data. */
+  const errorOf = (e) => ({
+    name: e && e.name !== undefined ? String(e.name) : typeof e,
+    message: e && e.message !== undefined ? String(e.message) : String(e),
+  });
+
+  /**
+   * asNative is what Chromium's executeTool resolves with for a result,
+   * as measured: a string as it is ("" becomes "Operation succeeded"),
+   * anything else JSON.stringify'd, "undefined" when that gives nothing.
+   */
+  const asNative = (v) => {
+    if (typeof v === "string") return v === "" ? "Operation succeeded" : v;
+    const s = JSON.stringify(v);
+    return s === undefined ? "undefined" : s;
+  };
+
+  /** @type {Map<string, {def: object, input: any, make: Function, throws: boolean, passthrough: boolean, calls: number}>} */
+  const cases = new Map();
+
+  /** executor makes the execute callback of a case. */
+  const executor = (c) =>
+    function execute(input) {
+      c.calls++;
+      const v = c.make(input);
+      if (c.throws) throw v;
+      return v;
+    };
+
+  /**
+   * load registers the tool of every case with the implementation under
+   * test, and, for cases whose result must pass unchanged, the same tool
+   * with Chromium's native registry under "native.<name>" as the oracle.
+   * It returns the registration errors by case name.
+   */
+  async function load(list) {
+    const failed = {};
+    await Promise.all(
+      list.map(async (spec) => {
+        try {
+          const def = expression(spec.tool)(undefined);
+          def.name ??= spec.name;
+          def.description ??= `conformance case ${spec.name}`;
+          const c = {
+            def,
+            input: JSON.parse(spec.input || "{}"),
+            make: expression(spec.throws ?? spec.returns ?? "undefined"),
+            throws: spec.throws !== undefined,
+            passthrough: !!spec.passthrough,
+            calls: 0,
+          };
+          cases.set(spec.name, c);
+          await document.modelContext.registerTool({ ...def, execute: executor(c) });
+          if (c.passthrough && nativeContext) {
+            await nativeContext.registerTool({ ...def, name: `native.${def.name}`, execute: (input) => c.make(input) });
+          }
+        } catch (e) {
+          failed[spec.name] = errorOf(e);
+        }
+      }),
+    );
+    return failed;
+  }
+
+  /** paths are the in-page agent paths, by the names the Go tests use. */
+  const paths = {
+    async document() {
+      return byName(document.modelContext, (tool, input) => document.modelContext.executeTool(tool, input));
+    },
+    async navigator() {
+      return byName(navigator.modelContext, (tool, input) => navigator.modelContext.executeTool(tool, input));
+    },
+    async testing() {
+      if (typeof navigator.modelContextTesting?.executeTool !== "function") return null;
+      return (name, input) => navigator.modelContextTesting.executeTool(name, JSON.stringify(input));
+    },
+    async native() {
+      if (!nativeContext) return null;
+      return byName(nativeContext, (tool, input) => nativeContext.executeTool(tool, input));
+    },
+  };
+
+  async function byName(mc, execute) {
+    if (typeof mc?.getTools !== "function") return null;
+    const tools = new Map((await mc.getTools()).map((t) => [t.name, t]));
+    return (name, input) => {
+      const tool = tools.get(name);
+      if (!tool) return Promise.reject(new Error(`the path lists no tool named ${name}`));
+      return execute(tool, input);
+    };
+  }
+
+  /**
+   * run calls every named case's tool through the path, one after the
+   * other, and reports each outcome. For pass-through cases it also says
+   * whether the result is, code unit for code unit, what Chromium gives.
+   */
+  async function run(path, names) {
+    const call = await paths[path]();
+    if (!call) return { missing: true };
+    const results = {};
+    for (const name of names) {
+      const c = cases.get(name);
+      if (!c) continue;
+      const before = c.calls;
+      const r = {};
+      try {
+        const v = await call(c.def.name, c.input);
+        r.ok = true;
+        r.type = v === null ? "null" : typeof v;
+        r.value = v;
+        if (typeof v === "string") r.wellFormed = v.isWellFormed();
+        if (c.passthrough) r.same = v === (await expected(c));
+      } catch (e) {
+        r.ok = false;
+        r.error = errorOf(e);
+      }
+      r.calls = c.calls - before;
+      results[name] = r;
+    }
+    return { results };
+  }
+
+  /** expected is what an implementation must give for a pass-through case. */
+  async function expected(c) {
+    return asNative(await c.make(c.input));
+  }
+
+  /**
+   * oracle reports, for every pass-through case, what the rule says the
+   * agent gets and what Chromium's own executeTool gave for the same tool.
+   */
+  async function oracle(names) {
+    const tools = nativeContext ? new Map((await nativeContext.getTools()).map((t) => [t.name, t])) : null;
+    const out = {};
+    for (const name of names) {
+      const c = cases.get(name);
+      if (!c?.passthrough) continue;
+      const o = { rule: await expected(c) };
+      const tool = tools?.get(`native.${c.def.name}`);
+      if (tool) {
+        try {
+          const v = await nativeContext.executeTool(tool, c.input);
+          o.native = v;
+          o.same = v === o.rule;
+        } catch (e) {
+          o.nativeError = errorOf(e);
+        }
+      }
+      out[name] = o;
+    }
+    return out;
+  }
+
+  /** ready resolves once the implementation under test says it is ready. */
+  const ready = () => Promise.resolve(globalThis.veil?.ready).then(() => true);
+
+  window.conformance = { load, run, oracle, ready, hasNative: () => !!nativeContext };
+})();
