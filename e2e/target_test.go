@@ -58,6 +58,7 @@ var conformanceHTML = template.Must(template.New("conformance").Parse(`<!doctype
 <link rel="icon" href="data:,">
 <script src="/harness.js"></script>
 <script src="/conformance.js"></script>
+<script src="/spec.js"></script>
 <script src="{{.Src}}"{{if .Module}} type="module"{{end}} data-veil-mode="{{.Mode}}"></script>
 </head>
 <body>
