@@ -76,7 +76,8 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
   };
   const time = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
   const words = (s) => s.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim();
-  const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
+  const cap = (s) =>
+    (s.charAt(0).toUpperCase() + s.slice(1).toLowerCase()).replace(/\b(id|url|api|pin|ssn|iban)\b/gi, (w) => w.toUpperCase());
   const tokens = (p) => p.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 
   /** A name for the user: the engine's label, made readable when it is a pointer's last token. */
@@ -89,7 +90,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
   const order = (a, b) => a.pointer.localeCompare(b.pointer, undefined, { numeric: true });
 
   /** How many items of a call show before "Show more". */
-  const PAGE = 10;
+  const PAGE = 5;
 
   class VeilSecrets extends HTMLElement {
     #root = this.attachShadow({ mode: 'open' });
@@ -226,7 +227,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
           more,
         ),
       };
-      more.onclick = () => ((g.limit += 50), this.#fill(g));
+      more.onclick = () => ((g.limit += 50), this.#fill(g), ul.children[g.limit - 50]?.querySelector('button')?.focus());
       return g;
     }
 
@@ -242,7 +243,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       });
       const left = g.items.length - shown.length;
       g.more.hidden = left <= 0;
-      g.more.textContent = `Show ${Math.min(left, 50)} more of ${left}`;
+      g.more.textContent = left > 50 ? `Show 50 more of ${left}` : `Show ${left} more`;
     }
 
     #drop(g) {
