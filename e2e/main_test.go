@@ -37,6 +37,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/veilmcp/veil/js/serve"
 )
 
 // Environment variables that configure the suite.
@@ -142,8 +144,10 @@ func newMux() (*http.ServeMux, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("testdata")))
-	mux.Handle("/dist/", http.StripPrefix("/dist/", http.FileServer(http.Dir(distDir))))
+	// As a site serves it: precompressed, with the types browsers need.
+	mux.Handle("/dist/", http.StripPrefix("/dist", serve.Handler(os.DirFS(distDir))))
 	mux.Handle("/conformance.html", handleConformance(src))
+	mux.HandleFunc("/bench.html", handleBench)
 	if targetDir != "" {
 		mux.Handle("/target/", http.StripPrefix("/target/", http.FileServer(http.Dir(targetDir))))
 	}

@@ -35,7 +35,7 @@ type tab struct {
 
 // openTab opens a new tab in b for the test. The tab closes when the test
 // ends, after the console has been checked.
-func openTab(t *testing.T, b *browser) *tab {
+func openTab(t testing.TB, b *browser) *tab {
 	t.Helper()
 	if skipReason != "" {
 		t.Skip(skipReason)

@@ -1,0 +1,131 @@
+// bench.js measures the runtime against Chromium's own WebMCP in the page:
+// call latency, main-thread long tasks and the time the engine takes to be
+// ready. The Go benchmark (bench_test.go) drives it. It loads before the
+// runtime, to keep Chromium's own document.modelContext and to see every
+// long task from the start.
+"use strict";
+
+(() => {
+  const nativeContext = (() => {
+    try {
+      return Object.getOwnPropertyDescriptor(Document.prototype, "modelContext")?.get?.call(document) ?? null;
+    } catch {
+      return null;
+    }
+  })();
+
+  /** @type {{start: number, duration: number}[]} */
+  const longTasks = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) longTasks.push({ start: e.startTime, duration: e.duration });
+  });
+  observer.observe({ type: "longtask", buffered: true });
+
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  /** flush delivers the long tasks the browser has queued. */
+  async function flush() {
+    await tick();
+    await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+    for (const e of observer.takeRecords()) longTasks.push({ start: e.startTime, duration: e.duration });
+  }
+
+  /** bigResult is about 1 MiB of JSON with an x-sensitive member in every item. */
+  function bigResult() {
+    const items = [];
+    let size = 0;
+    for (let i = 0; size < 1 << 20; i++) {
+      const item = { id: i, name: `item number ${i} of the benchmark`, note: "some ordinary text here", secret: `sk-bench-${i}-${"x".repeat(24)}` };
+      size += JSON.stringify(item).length + 1;
+      items.push(item);
+    }
+    return { count: items.length, items };
+  }
+
+  const bigSchema = {
+    type: "object",
+    properties: {
+      count: { type: "integer" },
+      items: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            id: { type: "integer" },
+            name: { type: "string" },
+            note: { type: "string" },
+            secret: { type: "string", "x-sensitive": true },
+          },
+        },
+      },
+    },
+  };
+
+  let big;
+  const tools = {};
+
+  /** setup registers the same tools with the runtime and with Chromium. */
+  async function setup() {
+    big = bigResult();
+    const defs = [
+      { name: "small", description: "A small result with nothing sensitive", execute: () => ({ ok: true, n: 1 }) },
+      { name: "big", description: "About 1 MiB with x-sensitive items", outputSchema: bigSchema, execute: () => big },
+    ];
+    for (const d of defs) {
+      await document.modelContext.registerTool(d);
+      await nativeContext.registerTool({ ...d, name: `native.${d.name}` });
+    }
+    const mine = await document.modelContext.getTools();
+    const theirs = await nativeContext.getTools();
+    for (const d of defs) {
+      tools[d.name] = { runtime: mine.find((t) => t.name === d.name), native: theirs.find((t) => t.name === `native.${d.name}`) };
+    }
+    return { bytes: JSON.stringify(big).length, items: big.items.length };
+  }
+
+  function caller(which, name) {
+    const t = tools[name][which];
+    const mc = which === "native" ? nativeContext : document.modelContext;
+    return () => mc.executeTool(t, {});
+  }
+
+  /**
+   * latency calls the tool n times, after warm calls, and reports the
+   * mean and the median in milliseconds, and the length of the last answer.
+   */
+  async function latency(which, name, n, warm) {
+    const call = caller(which, name);
+    let answer = "";
+    for (let i = 0; i < warm; i++) answer = await call();
+    const times = [];
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      const s = performance.now();
+      answer = await call();
+      times.push(performance.now() - s);
+    }
+    const total = performance.now() - t0;
+    times.sort((a, b) => a - b);
+    return { mean: total / n, median: times[times.length >> 1], p90: times[Math.floor(times.length * 0.9)], answerLength: answer.length };
+  }
+
+  /** longestTaskDuring reports the long tasks that started while one call ran. */
+  async function longestTaskDuring(which, name) {
+    const call = caller(which, name);
+    await flush();
+    const t0 = performance.now();
+    await call();
+    const t1 = performance.now();
+    await flush();
+    const during = longTasks.filter((e) => e.start >= t0 - 1 && e.start <= t1);
+    return { count: during.length, longest: Math.max(0, ...during.map((e) => e.duration)), callMs: t1 - t0 };
+  }
+
+  /** loadTasks reports the long tasks from navigation to now. */
+  async function loadTasks() {
+    await flush();
+    return { count: longTasks.length, longest: Math.max(0, ...longTasks.map((e) => e.duration)), tasks: longTasks.slice() };
+  }
+
+  window.bench = { setup, latency, longestTaskDuring, loadTasks, hasNative: () => !!nativeContext };
+})();
