@@ -10,8 +10,9 @@
 // webmcp.js (or worker.js) calls it; page code never does.
 //
 // Ops: "init", "register", "unregister", "input", "output", "items",
-// "reveal", "forget", "sweep", and "exit", which removes the export and
-// lets the program end. A failure is the reply header
+// "reveal", "forget", "sweep", the risk policy's "decide", "settle",
+// "configure", "trust" and "decisions", and "exit", which removes the
+// export and lets the program end. A failure is the reply header
 // {"error":{"name","message"}}; a Go panic is recovered and becomes an
 // OperationError, so it never crosses into JavaScript.
 package main

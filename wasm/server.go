@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/veilmcp/veil/wasm/engine"
+	"github.com/veilmcp/veil/wasm/risk"
 )
 
 // sweepEvery is how often expired held values are wiped.
@@ -104,10 +105,13 @@ func (s *server) dispatch(op, header, body string) (string, string) {
 			return errorReply(err), ""
 		}
 		return ok, ""
+	case "decide", "settle", "configure", "trust", "decisions":
+		return s.riskOp(e, op, header, body)
 	case "output":
 		var hd struct {
 			Name string             `json:"name"`
 			Kind engine.OutcomeKind `json:"kind"`
+			Call string             `json:"call"`
 		}
 		if err := decode(header, &hd); err != nil {
 			return errorReply(err), ""
@@ -115,12 +119,14 @@ func (s *server) dispatch(op, header, body string) (string, string) {
 		if !knownKind(hd.Kind) {
 			return errorReply(&engine.Error{Name: "TypeError", Message: "veil engine: unknown outcome kind " + string(hd.Kind)}), ""
 		}
-		r := e.Output(hd.Name, engine.Outcome{Kind: hd.Kind, Data: body})
+		r := e.Output(hd.Name, engine.Outcome{Kind: hd.Kind, Data: body, Call: hd.Call})
 		return reply(outputReply{
-			CallID:  r.CallID,
-			Items:   nonNil(r.Items),
-			Invalid: nonNil(r.Invalid),
-			Error:   r.Err,
+			CallID:    r.CallID,
+			Items:     nonNil(r.Items),
+			Invalid:   nonNil(r.Invalid),
+			Error:     r.Err,
+			Trust:     r.Trust,
+			Malicious: r.Malicious,
 		}), r.Agent
 	case "items":
 		return reply(struct {
@@ -211,6 +217,10 @@ type outputReply struct {
 	Items   []engine.Item `json:"items"`
 	Invalid []string      `json:"invalid"`
 	Error   *engine.Error `json:"error,omitempty"`
+	// Trust is the session's trust state, when the call changed it.
+	Trust *risk.State `json:"trust,omitempty"`
+	// Malicious: the result was flagged with maliciousActivityHint.
+	Malicious bool `json:"malicious,omitempty"`
 }
 
 const ok = `{"ok":true}`
@@ -218,7 +228,7 @@ const ok = `{"ok":true}`
 func knownKind(k engine.OutcomeKind) bool {
 	switch k {
 	case engine.Returned, engine.Text, engine.Empty, engine.Threw,
-		engine.Unserializable, engine.TimedOut, engine.Aborted:
+		engine.Unserializable, engine.TimedOut, engine.Aborted, engine.Refused:
 		return true
 	}
 	return false

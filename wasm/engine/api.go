@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/veilmcp/veil/wasm/risk"
 )
 
 // Defaults for [Options] fields left zero.
@@ -84,12 +86,19 @@ const (
 	TimedOut OutcomeKind = "timedout"
 	// Aborted: the caller's signal aborted; Outcome.Data is the reason.
 	Aborted OutcomeKind = "aborted"
+	// Refused: the policy blocked the call or the user declined it, so
+	// execute never ran; Outcome.Call names the call.
+	Refused OutcomeKind = "refused"
 )
 
 // Outcome is what a tool's execute produced, as the page glue saw it.
 type Outcome struct {
 	Kind OutcomeKind
 	Data string
+	// Call is the id [Engine.Decide] gave the call. Empty means the call
+	// was not decided: Output decides it then, on the tool's annotations,
+	// and refuses its output if the policy would not have let it run.
+	Call string
 }
 
 // Item describes one withheld value or secret_reference held for the user.
@@ -117,6 +126,12 @@ type Result struct {
 	// Invalid says why each invalid secret_reference was withheld; the
 	// page hears it, the agent does not.
 	Invalid []string
+	// Trust is the session's trust state after the call, when the call
+	// changed it.
+	Trust *risk.State
+	// Malicious: the result carried maliciousActivityHint in
+	// _meta.annotations. The agent view says so; the page should too.
+	Malicious bool
 }
 
 // Revealed is what [Engine.Reveal] hands the user's side.

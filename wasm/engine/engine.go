@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/veilmcp/veil/wasm/risk"
 )
 
 // Engine holds a page's registered tools and the values withheld from
@@ -22,6 +24,9 @@ type Engine struct {
 	mu    sync.Mutex
 	tools map[string]*tool
 	vault vault
+
+	// risk is the policy, the session's trust state and the decision log.
+	risk riskState
 }
 
 // tool is a registered tool as the engine keeps it.
@@ -30,9 +35,10 @@ type tool struct {
 	normalized  string
 	input       *compiledSchema // nil: any object
 	output      *compiledSchema // nil: none declared
-	hint        bool            // annotations.sensitiveHint
+	hint        bool            // the effective sensitiveHint: the hint, or a label the policy withholds
 	declaresAny bool            // hint, or x-sensitive in outputSchema
 	label       string          // title, or name
+	ann         *risk.Annotations
 }
 
 // New returns an Engine. A nil opts means all defaults.
@@ -61,6 +67,7 @@ func New(opts *Options) *Engine {
 		}
 	}
 	e.vault.init()
+	e.risk.init()
 	return e
 }
 
@@ -72,6 +79,8 @@ type definition struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
 	Annotations  json.RawMessage `json:"annotations"`
+	// Meta is the tool's _meta, where the mcp.dev/ policy hints live.
+	Meta json.RawMessage `json:"_meta"`
 }
 
 // maxNameLength is the longest tool name the draft allows.
@@ -135,13 +144,16 @@ func (e *Engine) compile(def string) (*tool, error) {
 	if t.output, err = e.compileField(name, "outputSchema", d.OutputSchema); err != nil {
 		return nil, err
 	}
-	annotations, err := normalizeAnnotations(name, d.Annotations)
+	ann, annJSON, err := risk.ParseAnnotations(d.Annotations)
 	if err != nil {
-		return nil, err
+		return nil, declarationError(name, err)
 	}
-	if h, ok := annotations["sensitiveHint"].(bool); ok {
-		t.hint = h
+	var metaJSON []byte
+	if ann.Meta, metaJSON, err = risk.ParseMeta(d.Meta); err != nil {
+		return nil, declarationError(name, err)
 	}
+	t.ann = ann
+	t.hint = e.withholds(ann)
 	t.declaresAny = t.hint || (t.output != nil && t.output.anySensitive)
 
 	// The normalized definition keeps the page's schema text as given.
@@ -164,9 +176,12 @@ func (e *Engine) compile(def string) (*tool, error) {
 		b.WriteString(`,"outputSchema":`)
 		b.Write(compact(d.OutputSchema))
 	}
-	ann, _ := json.Marshal(annotations)
 	b.WriteString(`,"annotations":`)
-	b.Write(ann)
+	b.Write(annJSON)
+	if metaJSON != nil {
+		b.WriteString(`,"_meta":`)
+		b.Write(metaJSON)
+	}
 	b.WriteByte('}')
 	t.normalized = b.String()
 	return t, nil
@@ -213,40 +228,6 @@ func (e *Engine) compileField(name, field string, raw json.RawMessage) (*compile
 		return nil, typeError("registerTool: %s of tool %q is not a valid JSON Schema: %v", field, name, err)
 	}
 	return cs, nil
-}
-
-// normalizeAnnotations checks the annotations the runtime acts on and
-// passes unknown ones through.
-func normalizeAnnotations(name string, raw json.RawMessage) (map[string]any, error) {
-	out := map[string]any{}
-	if len(raw) == 0 || isNull(raw) {
-		return out, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, typeError("registerTool: annotations of tool %q are not valid JSON: %v", name, err)
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, typeError("registerTool: annotations of tool %q must be an object, got %s", name, jsonType(v))
-	}
-	for k, v := range obj {
-		switch k {
-		case "sensitiveHint", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint",
-			"untrustedContentHint", "consequentialHint":
-			if _, ok := v.(bool); !ok {
-				return nil, typeError("registerTool: annotations.%s of tool %q must be a boolean, got %s", k, name, jsonType(v))
-			}
-		case "title":
-			if _, ok := v.(string); !ok {
-				return nil, typeError("registerTool: annotations.title of tool %q must be a string, got %s", name, jsonType(v))
-			}
-		}
-		out[k] = v
-	}
-	return out, nil
 }
 
 // Unregister removes the named tool and reports whether it was there.

@@ -39,11 +39,22 @@ const (
 //   - A tool that declares anything sensitive fails closed: output that
 //     does not match its outputSchema, cannot be serialized, is too large,
 //     or trips the engine becomes an error that carries none of it.
+//
+// Around them, the risk policy (risk.go): a call the policy did not allow
+// gets an error result naming the rule; sensitiveHint is the call's
+// effective one (risk.Policy.Withholds); what reaches the agent joins
+// the session's trust state; an untrusted result is spotlighted.
 func (e *Engine) Output(name string, o Outcome) (res Result) {
 	t := e.lookup(name)
 	if t == nil {
 		return Result{Err: &Error{Name: "NotFoundError", Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}}
 	}
+	c, refused := e.startOutput(t, o)
+	if refused != nil {
+		return *refused
+	}
+	t = c.tool
+	defer func() { res = e.finishOutput(c, o, res) }()
 	defer func() {
 		if r := recover(); r != nil {
 			res = Result{Err: t.failure("the runtime could not process the output")}

@@ -1,0 +1,404 @@
+package engine
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	mrand "math/rand/v2"
+	"strings"
+	"sync"
+
+	"github.com/veilmcp/veil/wasm/risk"
+)
+
+// This file connects the engine to package risk: the policy decides every
+// call before its execute runs (Decide, then Settle when the user was
+// asked), and Output refuses the agent view of a call that was not allowed,
+// updates the session's trust state from what reached the agent, and
+// spotlights untrusted results.
+
+// maxCalls bounds the decided calls waiting for their output; the oldest
+// are dropped (their output is then refused).
+const maxCalls = 1024
+
+// riskState is the engine's policy, the session's trust state and the
+// decision log. It has its own lock, never held with Engine.mu.
+type riskState struct {
+	mu      sync.Mutex
+	policy  *risk.Policy
+	session risk.State
+	log     risk.Log
+	calls   map[string]*decided
+	order   []string // call ids, oldest first
+	rng     *mrand.ChaCha8
+}
+
+// decided is a call the policy has decided and whose output is awaited.
+type decided struct {
+	tool  *tool
+	ann   *risk.Annotations // the call's annotations: the tool's, refined
+	state string            // "allowed", "pending", "approved", "declined", "blocked"
+	rule  string
+}
+
+func (r *riskState) init() {
+	r.policy, _ = risk.NewPolicy(nil)
+	r.calls = map[string]*decided{}
+	var s [32]byte
+	if err := seed(s[:]); err != nil {
+		panic("engine: no randomness for call ids: " + err.Error())
+	}
+	r.rng = mrand.NewChaCha8(s)
+}
+
+// newID returns 96 random bits, base64url-encoded. r.mu is held.
+func (r *riskState) newID() string {
+	var b [12]byte
+	_, _ = r.rng.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// withholds reports whether the policy withholds results of a call with
+// annotations a as sensitiveHint's are.
+func (e *Engine) withholds(a *risk.Annotations) bool {
+	e.risk.mu.Lock()
+	defer e.risk.mu.Unlock()
+	return e.risk.policy.Withholds(a)
+}
+
+// declarationError turns a risk.Error into the TypeError registerTool
+// rejects with, naming the tool and the key.
+func declarationError(name string, err error) error {
+	if re, ok := err.(*risk.Error); ok {
+		return typeError("registerTool: %s of tool %q %s", re.Key, name, re.Problem)
+	}
+	return typeError("registerTool: the annotations of tool %q are invalid: %v", name, err)
+}
+
+// Configure sets the page's risk policy from the JSON of a [risk.Config].
+// An empty config is the default policy. A malformed one is a TypeError
+// and changes nothing.
+func (e *Engine) Configure(config string) error {
+	var c risk.Config
+	if strings.TrimSpace(config) != "" {
+		dec := json.NewDecoder(strings.NewReader(config))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return typeError("veil.configure: %v", err)
+		}
+	}
+	p, err := risk.NewPolicy(&c)
+	if err != nil {
+		return typeError("veil.configure: %v", err)
+	}
+	e.risk.mu.Lock()
+	e.risk.policy = p
+	e.risk.mu.Unlock()
+	return nil
+}
+
+// Resolution is what a tool's resolve callback made of one call.
+type Resolution struct {
+	// Annotations is the JSON text of the annotations resolve returned:
+	// "" (or "null") when the tool has no resolve or it returned nothing.
+	Annotations string
+	// Failed: resolve threw, or returned something that is not an object.
+	Failed bool
+}
+
+// Decision is the engine's answer to [Engine.Decide].
+type Decision struct {
+	// Call identifies the call: the glue passes it to Settle and, in
+	// Outcome.Call, to Output.
+	Call string `json:"call"`
+	risk.Decision
+	// Request is what execute receives as options.annotations.
+	Request risk.RequestAnnotations `json:"request"`
+	// Entry is the call's entry in the decision log.
+	Entry risk.Entry `json:"entry"`
+	// Trust is the session's trust state when deciding changed it (a
+	// call that resolve flagged as malicious).
+	Trust *risk.State `json:"trust,omitempty"`
+	// ResolveError says why resolve's annotations were refused; the page
+	// hears it, the agent does not.
+	ResolveError string `json:"resolveError,omitempty"`
+}
+
+// Decide validates a call's input, as JSON text, and decides whether the
+// call may run, from the tool's annotations, what its resolve callback
+// returned and the session's trust state. Its errors are CheckInput's.
+// The decision joins the log. A call decided "confirm" waits for
+// [Engine.Settle]; only an allowed or approved call's output reaches the
+// agent.
+func (e *Engine) Decide(name, input string, r Resolution) (Decision, error) {
+	if err := e.CheckInput(name, input); err != nil {
+		return Decision{}, err
+	}
+	t := e.lookup(name)
+	if t == nil {
+		return Decision{}, &Error{Name: "NotFoundError", Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}
+	}
+	c := risk.Call{Tool: name, Static: t.ann, ResolveFailed: r.Failed}
+	var resolveErr string
+	if raw := strings.TrimSpace(r.Annotations); !r.Failed && raw != "" && raw != "null" {
+		a, _, err := risk.ParseAnnotations([]byte(raw))
+		if err != nil {
+			c.ResolveFailed = true
+			resolveErr = fmt.Sprintf("tool %q: resolve returned %v", name, err)
+		} else {
+			c.Resolved = a
+		}
+	}
+
+	rs := &e.risk
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	var trust *risk.State
+	if c.Resolved != nil && c.Resolved.MaliciousActivity != nil && *c.Resolved.MaliciousActivity && rs.session.FlagMalicious(name) {
+		s := rs.session.Clone()
+		trust = &s
+	}
+	d := rs.policy.Decide(c, &rs.session)
+	id := rs.newID()
+	state := map[risk.Outcome]string{risk.Allow: "allowed", risk.Notice: "allowed", risk.Confirm: "pending", risk.Block: "blocked"}[d.Outcome]
+	rs.calls[id] = &decided{tool: t, ann: t.ann.Refine(c.Resolved), state: state, rule: d.Rule}
+	rs.order = append(rs.order, id)
+	if len(rs.order) > maxCalls {
+		delete(rs.calls, rs.order[0])
+		rs.order = rs.order[1:]
+	}
+	entry := risk.Entry{Call: id, Tool: name, Time: e.opts.Now(), Outcome: string(d.Outcome), Rule: d.Rule, Facts: d.Facts}
+	rs.log.Add(entry)
+	return Decision{Call: id, Decision: d, Request: rs.session.Request(), Entry: entry, Trust: trust, ResolveError: resolveErr}, nil
+}
+
+// Settle records the user's answer to a call decided "confirm" and
+// returns its log entry.
+func (e *Engine) Settle(call string, approved bool) (risk.Entry, error) {
+	rs := &e.risk
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	c := rs.calls[call]
+	if c == nil || c.state != "pending" {
+		return risk.Entry{}, &Error{Name: "InvalidStateError", Message: "veil: the call is not waiting for the user"}
+	}
+	c.state = "declined"
+	if approved {
+		c.state = "approved"
+	}
+	entry, _ := rs.log.Settle(call, c.state)
+	return entry, nil
+}
+
+// Trust returns the session's trust state.
+func (e *Engine) Trust() risk.State {
+	e.risk.mu.Lock()
+	defer e.risk.mu.Unlock()
+	return e.risk.session.Clone()
+}
+
+// Decisions returns the decision log, oldest first.
+func (e *Engine) Decisions() []risk.Entry {
+	e.risk.mu.Lock()
+	defer e.risk.mu.Unlock()
+	return e.risk.log.Entries()
+}
+
+// riskCall is a call as Output sees it.
+type riskCall struct {
+	tool *tool // the registered tool, its sensitiveHint made effective
+	ann  *risk.Annotations
+}
+
+// startOutput finds the call o belongs to and checks that it was allowed.
+// It returns the call, or the agent view of a refused one. A call with no
+// id (Output used directly, not through Decide) is decided now, on the
+// tool's own annotations, and refused if the policy would not have
+// allowed it to run.
+func (e *Engine) startOutput(t *tool, o Outcome) (riskCall, *Result) {
+	rs := &e.risk
+	if o.Call == "" {
+		if o.Kind == Refused {
+			return riskCall{}, &Result{Err: typeError("executeTool: a refused call of tool %q has no call id", t.name)}
+		}
+		if o.Kind != Returned && o.Kind != Text {
+			return e.effective(t, t.ann), nil
+		}
+		rs.mu.Lock()
+		d := rs.policy.Decide(risk.Call{Tool: t.name, Static: t.ann}, &rs.session)
+		if d.Outcome == risk.Confirm || d.Outcome == risk.Block {
+			id := rs.newID()
+			facts := append(d.Facts, risk.Fact{Rule: risk.RuleUndecided, Source: "call", Key: "decision", Value: "none"})
+			rs.log.Add(risk.Entry{Call: id, Tool: t.name, Time: e.opts.Now(), Outcome: "block", Rule: risk.RuleUndecided, Facts: facts})
+			rs.mu.Unlock()
+			r := refusal(t.name, risk.RuleUndecided, "blocked")
+			return riskCall{}, &r
+		}
+		rs.mu.Unlock()
+		return e.effective(t, t.ann), nil
+	}
+
+	rs.mu.Lock()
+	c := rs.calls[o.Call]
+	if c != nil {
+		delete(rs.calls, o.Call)
+		if i := indexOf(rs.order, o.Call); i >= 0 {
+			rs.order = append(rs.order[:i], rs.order[i+1:]...)
+		}
+	}
+	rs.mu.Unlock()
+	switch {
+	case c == nil:
+		return riskCall{}, &Result{Err: &Error{Name: "OperationError", Message: fmt.Sprintf("executeTool: the call of tool %q was not decided, or its output was already given", t.name)}}
+	case c.tool != t:
+		return riskCall{}, &Result{Err: t.failure("the tool was replaced while it ran")}
+	case o.Kind == Aborted:
+		return e.effective(t, c.ann), nil
+	case c.state == "allowed" || c.state == "approved":
+		if o.Kind == Refused {
+			r := refusal(t.name, "", "refused")
+			return riskCall{}, &r
+		}
+		return e.effective(t, c.ann), nil
+	}
+	outcome := c.state
+	if outcome == "pending" {
+		// The user was never asked, or never answered.
+		outcome = "declined"
+	}
+	r := refusal(t.name, c.rule, outcome)
+	return riskCall{}, &r
+}
+
+// effective returns the call: t, or a copy of t whose sensitiveHint is
+// what the policy makes of the call's annotations.
+func (e *Engine) effective(t *tool, a *risk.Annotations) riskCall {
+	hint := e.withholds(a)
+	if hint == t.hint {
+		return riskCall{tool: t, ann: a}
+	}
+	c := *t
+	c.hint = hint
+	c.declaresAny = hint || (t.output != nil && t.output.anySensitive)
+	return riskCall{tool: &c, ann: a}
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// PolicyMetaKey is the namespaced _meta key under which the agent view of
+// a refused call names the rule.
+const PolicyMetaKey = "dev.veil/policy"
+
+// ruleReasons explain each rule to the agent, in the refusal's text.
+var ruleReasons = map[string]string{
+	risk.RuleTrifecta:      "this session holds private data and has seen untrusted content, and this tool can send data out",
+	risk.RuleConsequential: "this tool's effects are irreversible, destructive, privileged or otherwise consequential",
+	risk.RuleMalicious:     "activity in this session was flagged as possibly malicious",
+	risk.RuleResolve:       "the page could not say what this call would do",
+	risk.RuleUndecided:     "the call was not decided before it ran",
+}
+
+// refusal is the agent view of a call that did not run, or whose output
+// is refused: an MCP error result that names the rule.
+func refusal(tool, rule, outcome string) Result {
+	var text string
+	switch {
+	case rule == risk.RuleUndecided:
+		text = fmt.Sprintf("The runtime refused the output of tool %q", tool)
+	case outcome == "declined":
+		text = fmt.Sprintf("The user declined the call of tool %q, so it did not run", tool)
+	case outcome == "refused":
+		text = fmt.Sprintf("The call of tool %q did not run", tool)
+	default:
+		text = fmt.Sprintf("The page's policy blocked the call of tool %q, so it did not run", tool)
+	}
+	if rule != "" {
+		text += fmt.Sprintf(" (rule %q: %s)", rule, ruleReasons[rule])
+	}
+	text += ". Do not try to get around this; ask the user if the task needs it."
+	b := appendText([]byte(`{"content":[`), []byte(text))
+	b = append(b, `],"isError":true,"_meta":{`...)
+	b = append(appendString(b, PolicyMetaKey), `:{"rule":`...)
+	b = appendString(b, rule)
+	b = append(b, `,"outcome":`...)
+	b = appendString(b, outcome)
+	b = append(b, `}}}`...)
+	return Result{Agent: string(b)}
+}
+
+// finishOutput adds what reached the agent to the session's trust state
+// and spotlights an untrusted result. A failure here fails the call
+// closed.
+func (e *Engine) finishOutput(c riskCall, o Outcome, res Result) (out Result) {
+	if res.Err != nil || (o.Kind != Returned && o.Kind != Text) || o.Data == "" {
+		return res
+	}
+	defer func() {
+		if recover() != nil {
+			out = Result{Err: c.tool.failure("the runtime could not process the output")}
+		}
+	}()
+	var ra risk.ResultAnnotations
+	if o.Kind == Returned && mayHaveAnnotations(o.Data) {
+		ra = resultAnnotations(o.Data)
+	}
+	untrusted := len(risk.Untrusted(c.ann, ra)) > 0
+
+	rs := &e.risk
+	rs.mu.Lock()
+	if rs.session.Observe(rs.policy, c.tool.name, c.ann, ra) {
+		s := rs.session.Clone()
+		res.Trust = &s
+	}
+	spot := rs.policy.Spotlight() && untrusted
+	var marker string
+	if spot || ra.MaliciousActivity {
+		marker = "untrusted-content-" + rs.newID()
+	}
+	rs.mu.Unlock()
+
+	res.Malicious = ra.MaliciousActivity
+	if marker != "" {
+		for strings.Contains(res.Agent, marker) {
+			// Never seen; but a result must not hold its own marker.
+			rs.mu.Lock()
+			marker = "untrusted-content-" + rs.newID()
+			rs.mu.Unlock()
+		}
+		raw := o.Kind == Text && res.CallID == ""
+		res.Agent = spotlight(c.tool.name, res.Agent, raw, res.CallID != "", ra.MaliciousActivity, marker)
+	}
+	return res
+}
+
+// mayHaveAnnotations is a fast test for result annotations. It misses a
+// name spelled with \u escapes, which JSON.stringify never writes; unlike a
+// secret_reference, a missed annotation is only a page's claim the policy
+// does not see, and it spares a second scan of every output.
+func mayHaveAnnotations(s string) bool {
+	return strings.Contains(s, "annotations")
+}
+
+// resultAnnotations reads _meta.annotations of a CallToolResult.
+func resultAnnotations(data string) risk.ResultAnnotations {
+	tr, err := parseTree(data)
+	if err != nil || tr.nodes[0].kind != kObject {
+		return risk.ResultAnnotations{}
+	}
+	m := tr.member(0, "_meta")
+	if m < 0 || tr.nodes[m].kind != kObject {
+		return risk.ResultAnnotations{}
+	}
+	a := tr.member(m, "annotations")
+	if a < 0 {
+		return risk.ResultAnnotations{}
+	}
+	return risk.ReadResultAnnotations(tr.value(a))
+}
