@@ -250,7 +250,6 @@
           { className: 'tool', title: t.description },
           radio,
           el('span', { className: 'tool-name', textContent: t.name }),
-          el('span', { className: 'tool-title', textContent: t.title || t.description }),
           el('span', { className: 'badges' }, ...badgesOf(t).map(([text, kind]) => el('span', { className: `badge ${kind}`, textContent: text }))),
         );
         return card;
@@ -379,6 +378,13 @@
     parts.push(el('span', { className: 'muted', textContent: ` · ${name} · ${ms} ms` }));
     verdict.replaceChildren(...parts);
   };
+  // Enter runs the tool; Shift+Enter adds a line.
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      $('run').requestSubmit();
+    }
+  });
   showWithheld.onchange = render;
   exact.onchange = render;
 
