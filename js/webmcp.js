@@ -8,7 +8,9 @@
 // (veil.wasm) in a Worker, or on the main thread where a Worker can't run.
 // worker.js, veil.wasm and wasm_exec.js are loaded from beside this script,
 // and veil-secrets.js too when the document has a <veil-secrets> element.
-// data-veil-mode="worker" or "main" on the script tag forces one mode.
+// data-veil-mode="worker" or "main" on the script tag forces one mode;
+// data-veil-hold-ttl="600" sets how many seconds withheld values are kept
+// for the user (10 minutes by default).
 /// <reference path="./webmcp.d.ts" />
 'use strict';
 (() => {
@@ -130,7 +132,12 @@
     };
   };
 
-  const init = call('init', { origin: location.origin, baseURL: document.baseURI });
+  const holdTTL = Number(script?.dataset.veilHoldTtl);
+  const init = call('init', {
+    origin: location.origin,
+    baseURL: document.baseURI,
+    ...(holdTTL > 0 && { holdTTLms: holdTTL * 1000 }),
+  });
 
   const ready = (async () => {
     let s = null;
