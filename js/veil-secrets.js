@@ -4,18 +4,19 @@
 // <veil-secrets> element; a page that adds the element later includes
 // this script itself.
 //
-//   <veil-secrets hide-after="30"></veil-secrets>
+//   <veil-secrets hide-after="30" heading-level="2"></veil-secrets>
 //
 // Reveal shows a value until hide-after seconds pass (default 30), the
 // user hides it, or the tab is hidden. Copy puts a value on the clipboard
 // without showing it. Revealing needs a click or a key press, as
-// veil.reveal does; a secret_reference can be redeemed only once.
+// veil.reveal does; a secret_reference can be redeemed only once. Each
+// call shows its first five items, then "Show more".
 //
 // Theming: CSS custom properties on the element or above it,
 //   --veil-accent, --veil-accent-text, --veil-surface, --veil-border,
 //   --veil-muted, --veil-danger, --veil-radius, --veil-font, --veil-mono;
-// and the parts tray, title, count, empty, call, tool, item, label,
-// value, button, message, status. Slots: title, empty.
+// and the parts tray, title, count, empty, calls, call, tool, item,
+// label, value, value-text, button, message, status. Slots: title, empty.
 /// <reference path="./webmcp.d.ts" />
 'use strict';
 (() => {
