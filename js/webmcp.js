@@ -415,7 +415,7 @@
           if (h.error) reject(toError(h.error));
           else resolve(b);
           // Light on purpose: a call can hold thousands of values; the page asks veil.items(callId).
-          if (h.items?.length) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, callId: h.callId, count: h.items.length } }));
+          if (h.held) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, callId: h.callId, count: h.held } }));
           if (h.invalid?.length) {
             console.warn(`veil: tool ${q} returned invalid secret references:`, h.invalid);
             ns.dispatchEvent(new CustomEvent('invalidreference', { detail: { tool: name, reasons: h.invalid } }));

@@ -122,7 +122,7 @@ func (s *server) dispatch(op, header, body string) (string, string) {
 		r := e.Output(hd.Name, engine.Outcome{Kind: hd.Kind, Data: body, Call: hd.Call})
 		return reply(outputReply{
 			CallID:    r.CallID,
-			Items:     nonNil(r.Items),
+			Held:      len(r.Items),
 			Invalid:   nonNil(r.Invalid),
 			Error:     r.Err,
 			Trust:     r.Trust,
@@ -213,9 +213,11 @@ func (s *server) startSweeper() (stop func()) {
 
 // outputReply is the "output" op's reply header.
 type outputReply struct {
-	CallID  string        `json:"callId"`
-	Items   []engine.Item `json:"items"`
-	Invalid []string      `json:"invalid"`
+	CallID string `json:"callId"`
+	// Held counts what the call withheld; the list can run to thousands
+	// of items, so the page asks for it with the "items" op.
+	Held    int      `json:"held"`
+	Invalid []string `json:"invalid"`
 	Error   *engine.Error `json:"error,omitempty"`
 	// Trust is the session's trust state, when the call changed it.
 	Trust *risk.State `json:"trust,omitempty"`

@@ -110,7 +110,11 @@ type Item struct {
 	Kind    string    `json:"kind"` // "value" or "reference"
 	Label   string    `json:"label"`
 	Pointer string    `json:"pointer"`
+	// Expires is when the item is wiped.
 	Expires time.Time `json:"expires"`
+	// RedeemBy is when a reference's ttl runs out on its server; zero
+	// when it gave none. The item is held at least that long.
+	RedeemBy time.Time `json:"redeemBy,omitzero"`
 }
 
 // Result is the agent view of one call.

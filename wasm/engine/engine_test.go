@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -174,4 +175,26 @@ func TestVaultForget(t *testing.T) {
 	assert.False(t, e.Forget(h))
 	_, err = e.Reveal(h)
 	assert.Error(t, err)
+}
+
+func TestReferenceHeldUntilItsTTL(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := New(&Options{Origin: testOrigin, Now: func() time.Time { return now }, HoldTTL: time.Minute})
+	mustRegister(t, e, `{"name":"t","description":"d"}`)
+	ref := func(ttl int) string {
+		return fmt.Sprintf(`{"type":"secret_reference","id":"i%d","label":"L","redeemUrl":"/r/%d","ttl":%d}`, ttl, ttl, ttl)
+	}
+	res := e.Output("t", Outcome{Kind: Returned, Data: `[` + ref(5) + `,` + ref(600) + `]`})
+	require.Nil(t, res.Err)
+	require.Len(t, res.Items, 2)
+	short, long := res.Items[0], res.Items[1]
+	assert.Equal(t, now.Add(time.Minute), short.Expires, "a short ttl is held for the hold time, so the server can say it expired")
+	assert.Equal(t, now.Add(5*time.Second), short.RedeemBy)
+	assert.Equal(t, now.Add(600*time.Second), long.Expires, "a long ttl is held until it runs out")
+	assert.Equal(t, now.Add(600*time.Second), long.RedeemBy)
+
+	now = now.Add(2 * time.Minute)
+	items := e.Items()
+	require.Len(t, items, 1, "only the long reference is left")
+	assert.Equal(t, long.Handle, items[0].Handle)
 }

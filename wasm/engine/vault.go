@@ -35,6 +35,7 @@ type heldItem struct {
 	label      string
 	pointer    string
 	expires    time.Time
+	redeemBy   time.Time
 	start, end int    // the value in buf
 	redeem     string // a reference's URL
 }
@@ -69,8 +70,8 @@ func (c *heldCall) holdValue(label, pointer string, expires time.Time, value str
 	c.live++
 }
 
-func (c *heldCall) holdReference(label, pointer string, expires time.Time, redeem string) {
-	c.items = append(c.items, heldItem{kind: "reference", label: label, pointer: pointer, expires: expires, redeem: redeem})
+func (c *heldCall) holdReference(label, pointer string, expires, redeemBy time.Time, redeem string) {
+	c.items = append(c.items, heldItem{kind: "reference", label: label, pointer: pointer, expires: expires, redeemBy: redeemBy, redeem: redeem})
 	c.live++
 }
 
@@ -78,7 +79,7 @@ func (c *heldCall) item(i int) Item {
 	it := &c.items[i]
 	return Item{
 		Handle: c.id + "." + strconv.Itoa(i), CallID: c.id, Tool: c.tool, Kind: it.kind,
-		Label: it.label, Pointer: it.pointer, Expires: it.expires,
+		Label: it.label, Pointer: it.pointer, Expires: it.expires, RedeemBy: it.redeemBy,
 	}
 }
 

@@ -510,11 +510,17 @@ func (w *walker) build() Result {
 		c.holdValue(w.label(ptr), ptr, now.Add(w.e.opts.HoldTTL), value)
 	}
 	for _, r := range w.refs {
+		// A reference is held at least until its server lets it lapse, so
+		// the user hears "expired" from the server instead of losing it.
 		exp := now.Add(w.e.opts.HoldTTL)
+		var by time.Time
 		if r.ttlSecs > 0 {
-			exp = now.Add(secondsDuration(r.ttlSecs))
+			by = now.Add(secondsDuration(r.ttlSecs))
+			if by.After(exp) {
+				exp = by
+			}
 		}
-		c.holdReference(r.label, r.pointer, exp, r.redeem)
+		c.holdReference(r.label, r.pointer, exp, by, r.redeem)
 	}
 	items := c.list()
 	w.e.mu.Unlock()
