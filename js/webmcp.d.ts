@@ -8,9 +8,29 @@ declare global {
   /** A JSON Schema, as an object. */
   type JSONSchema = Record<string, unknown> | boolean;
 
+  /** SEP-1913's data classes. */
+  type DataClass = 'none' | 'user' | 'pii' | 'financial' | 'credentials' | { regulated: { scopes: string[] } };
+  type OneOrMany<T> = T | T[];
+
+  /**
+   * A tool's annotations. Every hint is advisory to agents and input to
+   * Veil's risk policy (see the README's table of hints); a known key with
+   * the wrong type or value makes registerTool reject with a TypeError, and
+   * null is the same as leaving a key out. Unknown keys pass through.
+   */
   interface ToolAnnotations {
+    title?: string;
+    /** MCP. Default: false. */
     readOnlyHint?: boolean;
+    /** MCP; meaningful when readOnlyHint is false. Default: true. */
+    destructiveHint?: boolean;
+    /** MCP; one retry after a transient failure. Default: false. */
+    idempotentHint?: boolean;
+    /** MCP. Default: true. */
+    openWorldHint?: boolean;
+    /** WebMCP draft: results come from untrusted sources and are spotlighted. */
     untrustedContentHint?: boolean;
+    /** WebMCP draft: calls need the user's confirmation. */
     consequentialHint?: boolean;
     debugging?: boolean;
     /**
@@ -19,12 +39,55 @@ declare global {
      * reaches an agent. Default: false.
      */
     sensitiveHint?: boolean;
+    /** SEP-1984 hints: unset means no claim either way. */
+    aiProcessingHint?: boolean;
+    slowExecutionHint?: boolean;
+    resourceIntensiveHint?: boolean;
+    sensitiveDataHint?: boolean;
+    privilegedAccessHint?: boolean;
+    reversibleHint?: boolean;
+    /** SEP-1913, validated against the SEP's JSON Schema. */
+    maliciousActivityHint?: boolean;
+    attribution?: string[];
+    inputMetadata?: {
+      destination: OneOrMany<'ephemeral' | 'system' | 'user' | 'internal' | 'public'>;
+      sensitivity: OneOrMany<DataClass>;
+      outcomes: OneOrMany<'benign' | 'consequential' | 'irreversible'>;
+    };
+    returnMetadata?: {
+      source: OneOrMany<'untrustedPublic' | 'trustedPublic' | 'internal' | 'user' | 'system'>;
+      sensitivity: OneOrMany<DataClass>;
+    };
     [hint: string]: unknown;
   }
 
+  /** A tool's _meta; the mcp.dev/ policy hints are checked, other keys pass. */
+  interface ToolMeta {
+    'mcp.dev/effect'?: 'read' | 'write' | 'delete' | 'external';
+    'mcp.dev/idempotent'?: boolean;
+    'mcp.dev/requiresConfirmation'?: boolean;
+    'mcp.dev/resultSensitivity'?: 'public' | 'internal' | 'confidential' | 'restricted';
+    [key: string]: unknown;
+  }
+
+  /**
+   * What execute hears of the session: SEP-1913's request annotations
+   * (openWorldHint: untrusted content reached the agent; attribution) and
+   * Veil's own (maliciousActivityHint, privateData). Frozen.
+   */
+  interface VeilRequestAnnotations {
+    readonly openWorldHint: boolean;
+    readonly attribution: readonly string[];
+    readonly maliciousActivityHint: boolean;
+    /** Sensitivity labels of the private data the agent has read. */
+    readonly privateData: readonly string[];
+  }
+
   interface ToolExecuteCallbackOptions {
-    /** Aborts when the caller cancels the call. */
+    /** Aborts when the caller cancels the call, or when it times out. */
     signal: AbortSignal;
+    /** The session's trust state when the call was decided. */
+    annotations: VeilRequestAnnotations;
   }
 
   type ToolExecuteCallback = (input: any, options: ToolExecuteCallbackOptions) => unknown;
@@ -42,11 +105,20 @@ declare global {
      */
     outputSchema?: object;
     annotations?: ToolAnnotations;
+    _meta?: ToolMeta;
     /**
      * Runs the tool. A string result reaches agents as it is, anything else
      * as its JSON.stringify text, less what is sensitive.
      */
     execute: ToolExecuteCallback;
+    /**
+     * Refines the annotations for one call, from its (valid) input, before
+     * the risk policy decides it (SEP-1913's tool resolution): keys it
+     * returns replace the tool's, except that sensitiveHint can only be
+     * raised. Nothing (undefined or null) keeps the tool's. If it throws or
+     * returns annotations that are not valid, the call is blocked.
+     */
+    resolve?: (input: any) => ToolAnnotations | null | undefined | Promise<ToolAnnotations | null | undefined>;
   }
 
   interface ModelContextRegisterToolOptions {
@@ -67,6 +139,7 @@ declare global {
     inputSchema?: object;
     outputSchema?: object;
     annotations?: ToolAnnotations;
+    _meta?: ToolMeta;
     window: Window;
     origin: string;
   }
@@ -150,7 +223,7 @@ declare global {
 
   /** navigator.modelContextTesting: the harness API of Chromium 146–151. */
   interface ModelContextTesting extends EventTarget {
-    listTools(): { name: string; description: string; /** JSON text */ inputSchema: string }[];
+    listTools(): { name: string; description: string; /** JSON text */ inputSchema: string; annotations: ToolAnnotations }[];
     executeTool(name: string, inputJson: string, options?: ModelContextExecuteToolOptions): Promise<string | null>;
     registerToolsChangedCallback(callback: (() => void) | null): void;
     ontoolchange: ((this: ModelContextTesting, ev: Event) => any) | null;
@@ -232,6 +305,97 @@ declare global {
     forgotten: CustomEvent<{ handle: string }>;
     /** A tool returned secret_reference items that are not valid. */
     invalidreference: CustomEvent<{ tool: string; reasons: string[] }>;
+    /** A call was decided, or the user answered: its log entry. */
+    decision: CustomEvent<VeilDecision>;
+    /** The session's trust state changed: the new veil.trust. */
+    trustchange: CustomEvent<VeilTrust>;
+    /** A result carried maliciousActivityHint. */
+    malicious: CustomEvent<{ tool: string; call: string }>;
+    /** veil.calls changed. */
+    callchange: Event;
+  }
+
+  /** Something a rule of the risk policy used: never a value. */
+  interface VeilFact {
+    readonly rule: string;
+    /** "tool", "call" (from resolve), "default" (MCP's), "meta" or "session". */
+    readonly source: string;
+    readonly key: string;
+    readonly value: string;
+  }
+
+  /** One entry of the decision log. */
+  interface VeilDecision {
+    readonly call: string;
+    readonly tool: string;
+    /** RFC 3339. */
+    readonly time: string;
+    /** "allow", "notice", "confirm" (asking), "block", then "approved" or "declined". */
+    readonly outcome: 'allow' | 'notice' | 'confirm' | 'block' | 'approved' | 'declined';
+    /** "trifecta", "consequential", "malicious", "resolve" or "undecided"; absent when allowed. */
+    readonly rule?: string;
+    readonly facts: readonly VeilFact[];
+  }
+
+  /** The trust state of the page's agent session. Lists only grow. */
+  interface VeilTrust {
+    readonly untrustedContent: boolean;
+    readonly untrustedFrom: readonly string[];
+    readonly privateData: readonly string[];
+    readonly privateFrom: readonly string[];
+    readonly attribution: readonly string[];
+    readonly attributionDropped: number;
+    readonly maliciousActivity: boolean;
+    readonly maliciousFrom: readonly string[];
+    readonly version: number;
+  }
+
+  /** What a confirmation or notice handler is asked. */
+  interface VeilConfirmRequest {
+    readonly call: string;
+    readonly tool: string;
+    readonly title: string;
+    readonly description: string;
+    readonly rule: string;
+    readonly facts: readonly VeilFact[];
+    readonly trust: VeilTrust | null;
+    /** Aborts when the agent gives up on the call: close the question. */
+    readonly signal?: AbortSignal;
+  }
+
+  /** A call in progress. */
+  interface VeilCall {
+    readonly call: string;
+    readonly tool: string;
+    readonly state: 'confirming' | 'queued' | 'running' | 'retrying';
+    /** slowExecutionHint: show progress. */
+    readonly slow: boolean;
+    /** Date.now() when the call started. */
+    readonly since: number;
+  }
+
+  type VeilRule = 'malicious' | 'trifecta' | 'consequential';
+
+  interface VeilConfig {
+    /**
+     * Asks the user whether a call may run; only a resolved true approves.
+     * null restores the built-in dialog.
+     */
+    confirm?: ((request: VeilConfirmRequest) => boolean | Promise<boolean>) | null;
+    /** Tells the user that a call runs (a reversible destructive tool). */
+    notice?: ((request: VeilConfirmRequest) => void) | null;
+    /** How long execute may take. Default: 120000. */
+    timeoutMs?: number | null;
+    /** The same, for slowExecutionHint tools. Default: 600000. */
+    slowTimeoutMs?: number | null;
+    /** Makes a rule block instead of asking. */
+    rules?: Partial<Record<VeilRule, 'confirm' | 'block'>>;
+    /** Turns rules off. */
+    insecureDisableRules?: (VeilRule | 'spotlight')[];
+    /** Sensitivity labels withheld like sensitiveHint, besides credentials and restricted. */
+    withhold?: string[];
+    /** Sensitivity labels that mark private data, besides pii, financial, regulated, confidential and sensitiveDataHint. */
+    private?: string[];
   }
 
   /** An agent path: a way tool output leaves the runtime. */
@@ -265,6 +429,15 @@ declare global {
     reveal(handle: string): Promise<VeilRevealResult>;
     /** Wipes one item; resolves with whether it was held. */
     forget(handle: string): Promise<boolean>;
+
+    /** Configures the risk policy; rejects with a TypeError for a bad option. */
+    configure(options: VeilConfig): Promise<void>;
+    /** The session's trust state; null until the engine answers. */
+    readonly trust: VeilTrust | null;
+    /** The calls in progress. */
+    readonly calls: readonly VeilCall[];
+    /** The decision log, oldest first. */
+    decisions(): Promise<readonly VeilDecision[]>;
 
     addEventListener<K extends keyof VeilEventMap>(
       type: K,

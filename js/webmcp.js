@@ -241,10 +241,11 @@
    */
   const prepare = (tool, options) => {
     if (!isObject(tool)) throw new TypeError('registerTool: the tool must be an object');
-    const { annotations, description, execute, inputSchema, name: rawName, outputSchema, title } = tool;
+    const { annotations, description, execute, inputSchema, name: rawName, outputSchema, title, resolve, _meta } = tool;
     const name = rawName === undefined ? undefined : str(rawName);
     const q = JSON.stringify(name ?? '');
     if (typeof execute !== 'function') throw new TypeError(`registerTool: execute of tool ${q} is not a function`);
+    if (resolve != null && typeof resolve !== 'function') throw new TypeError(`registerTool: resolve of tool ${q} is not a function`);
     const json = (field, v) => {
       if (v === undefined) return undefined;
       if (!isObject(v)) throw new TypeError(`registerTool: ${field} of tool ${q} is not an object`);
@@ -273,20 +274,22 @@
       ['inputSchema', json('inputSchema', inputSchema)],
       ['outputSchema', json('outputSchema', outputSchema)],
       ['annotations', annotations == null ? undefined : json('annotations', annotations)],
+      ['_meta', _meta == null ? undefined : json('_meta', _meta)],
     ])
       if (v !== undefined) fields.push(`"${k}":${v}`);
     if (signal?.aborted) throw signal.reason;
-    return { name, execute, signal, def: `{${fields.join(',')}}` };
+    return { name, execute, resolve, signal, def: `{${fields.join(',')}}` };
   };
 
   /** submit reserves the name, then registers the tool with the engine. */
-  const submit = ({ name, execute, signal, def }) =>
+  const submit = ({ name, execute, resolve: refine, signal, def }) =>
     new Promise((resolve, reject) => {
       let settled = false;
       /** @type {Entry} */
       const entry = {
         name,
         execute,
+        refine,
         live: false,
         gone: false,
         signal,
@@ -356,41 +359,164 @@
    * @param {AbortSignal|undefined} signal
    * @returns {Promise<string>}
    */
+  // The risk policy is decided in the engine before execute runs; these
+  // are the page's side of it: veil.configure, the confirmation, the load
+  // hints and the state the veil namespace shows.
+  const conf = { timeoutMs: 120000, slowTimeoutMs: 600000 };
+  const policy = {};
+  /** Freezes plain data, deeply. */
+  const freeze = (v) => (isObject(v) && !Object.isFrozen(v) && (Object.values(v).forEach(freeze), Object.freeze(v)), v);
+  const emit = (type, detail) => ns.dispatchEvent(new CustomEvent(type, { detail }));
+  let trust = null;
+  /** setTrust keeps the newest trust state the engine reported. */
+  const setTrust = (s) => {
+    if (!(s?.version >= 0) || s.version <= (trust?.version ?? -1)) return;
+    const first = !trust;
+    trust = freeze(s);
+    if (!first) emit('trustchange', trust);
+  };
+  /** Calls in progress, by call id: veil.calls. */
+  const active = new Map();
+  const progress = (id, c) => {
+    c ? active.set(id, freeze({ call: id, since: active.get(id)?.since ?? Date.now(), ...c })) : active.delete(id);
+    ns.dispatchEvent(new Event('callchange'));
+  };
+  let exclusive = Promise.resolve();
+  let asking = Promise.resolve();
+  let ui;
+  /** The built-in dialog and notice, loaded when first needed. */
+  const loadUI = () => (ui ??= import(here('veil-confirm.js')));
+  /** ask puts a call to the user, one at a time; only true approves. */
+  const ask = (request) =>
+    (asking = asking.then(async () => {
+      try {
+        return (await (conf.confirm ?? (await loadUI()).confirm)(request)) === true;
+      } catch (e) {
+        console.warn('veil: the confirmation failed, so the call is declined', e);
+        return false;
+      }
+    }));
+  const TIMEOUT = Symbol();
+  /** A failure worth one retry of an idempotent tool. */
+  const transient = (e) => e?.transient === true || ['NetworkError', 'TimeoutError'].includes(e?.name);
+
+  /**
+   * run executes a registered tool for an agent. Every path by which output
+   * leaves the runtime ends here, and what it resolves with is only ever the
+   * body of the engine's "output" reply.
+   * @param {string} name
+   * @param {string} input the input as JSON text, as JSON.stringify wrote it
+   * @param {AbortSignal|undefined} signal
+   * @returns {Promise<string>}
+   */
   const run = async (name, input, signal) => {
     const entry = tools.get(name);
     await entry?.settled; // a tool registered on the line before
     const q = JSON.stringify(name);
     const notFound = () => new DOMException(`executeTool: no tool named ${q} is registered`, 'UnknownError');
     if (!entry?.live) throw notFound();
-    const [h] = await call('input', { name }, input);
-    if (h.error) throw toError(h.error);
-    signal?.throwIfAborted();
-    if (tools.get(name) !== entry) throw notFound();
+    // resolve sees only valid input; the engine checks it again as it decides.
+    const hd = { name };
+    if (entry.refine) {
+      const [h] = await call('input', { name }, input);
+      if (h.error) throw toError(h.error);
+      try {
+        const r = await entry.refine.call(undefined, JSON.parse(input));
+        if (r != null && !isObject(r)) throw r;
+        hd.resolved = JSON.parse(JSON.stringify(r ?? null));
+      } catch {
+        console.warn(`veil: resolve of tool ${q} failed, so the call is blocked`);
+        hd.resolveFailed = true;
+      }
+    }
+    const [d] = await call('decide', hd, input);
+    if (d.error) throw toError(d.error);
+    if (d.resolveError) console.warn(`veil: ${d.resolveError}; the call is blocked`);
+    setTrust(d.trust);
+    emit('decision', freeze(d.entry));
+    const id = d.call;
+    const output = (kind, data = '') => call('output', { name, kind, call: id }, data);
+    const step = (state) => progress(id, state && { tool: name, state, slow: d.load.slow });
+    const { def } = entry;
+    const request = freeze({ call: id, tool: name, title: def.title || def.annotations?.title || name, description: def.description, rule: d.rule, facts: d.facts, trust });
+    let ok = d.outcome === 'allow' || d.outcome === 'notice';
+    if (d.outcome === 'notice')
+      (async () => (conf.notice ?? (await loadUI()).notice)(request))().catch((e) => console.warn('veil: the notice failed', e));
+    if (d.outcome === 'confirm') {
+      step('confirming');
+      ok = await ask(Object.freeze({ ...request, signal }));
+      const [h] = await call('settle', { call: id, approved: ok });
+      if (h.entry) emit('decision', freeze(h.entry));
+      step();
+    }
+    if (signal?.aborted || tools.get(name) !== entry) {
+      output('aborted');
+      signal?.throwIfAborted();
+      throw notFound();
+    }
+    if (!ok) {
+      const [h, b] = await output('refused');
+      if (h.error) throw toError(h.error);
+      return b;
+    }
+    const limit = d.load.slow ? conf.slowTimeoutMs : conf.timeoutMs;
     return new Promise((resolve, reject) => {
       const controller = new AbortController();
       let done = false;
+      let release = noop;
+      let turn;
+      if (d.load.exclusive) {
+        // resourceIntensiveHint: such calls run one at a time.
+        turn = exclusive;
+        exclusive = new Promise((r) => (release = r));
+        step('queued');
+      }
+      const finish = () => {
+        done = true;
+        release();
+        step();
+        signal?.removeEventListener('abort', onAbort);
+      };
       // As in Chromium: the caller's promise rejects with its reason at once;
       // execute's own signal aborts, with no reason, a task later.
       const onAbort = () => {
         if (done) return;
-        done = true;
+        finish();
         reject(signal.reason);
-        if (!entry.gone) call('output', { name, kind: 'aborted' }, messageOf(signal.reason));
+        if (!entry.gone) output('aborted', messageOf(signal.reason));
         setTimeout(() => {
           controller.abort();
           context.dispatchEvent(new CancelEvent('toolcancel', { toolName: name }));
         });
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      let result;
-      try {
-        result = Promise.resolve(entry.execute.call(undefined, JSON.parse(input), { signal: controller.signal }));
-      } catch (e) {
-        result = Promise.reject(e);
-      }
-      context.dispatchEvent(new ActivatedEvent('toolactivated', { toolName: name }));
-      result
-        .then(classify, () => {
+      // execute reads the session's trust state, as request annotations.
+      const options = { signal: controller.signal, annotations: freeze(d.request) };
+      const attempt = () => {
+        try {
+          return Promise.resolve(entry.execute.call(undefined, JSON.parse(input), options));
+        } catch (e) {
+          return Promise.reject(e);
+        }
+      };
+      const execute = () => {
+        if (done) return;
+        step('running');
+        let timer;
+        const result = attempt();
+        context.dispatchEvent(new ActivatedEvent('toolactivated', { toolName: name }));
+        return Promise.race([
+          // idempotentHint: one more try after a transient failure.
+          d.load.retry ? result.catch((e) => (done || !transient(e) ? Promise.reject(e) : (step('retrying'), attempt()))) : result,
+          new Promise((_, fail) => (timer = setTimeout(fail, limit, TIMEOUT))),
+        ]).finally(() => clearTimeout(timer));
+      };
+      (turn ? turn.then(execute) : execute())
+        .then(classify, (e) => {
+          if (e === TIMEOUT) {
+            controller.abort(new DOMException(`tool ${q} did not finish in time`, 'TimeoutError'));
+            return ['timedout', ''];
+          }
           // Neither logged nor passed on: the page's error can quote what
           // the tool was asked to keep, and agents read the console too.
           console.warn(`veil: tool ${q} threw; its error is not passed on`);
@@ -402,7 +528,7 @@
           if (entry.gone) throw new DOMException(`executeTool: tool ${q} was unregistered while it ran`, 'UnknownError');
           let timer;
           return Promise.race([
-            call('output', { name, kind }, data),
+            output(kind, data),
             new Promise((_, fail) => {
               timer = setTimeout(() => fail(new DOMException('veil: the engine did not answer in time', 'OperationError')), OUTPUT_TIMEOUT);
             }),
@@ -410,8 +536,7 @@
         })
         .then(([h, b]) => {
           if (done) return;
-          done = true;
-          signal?.removeEventListener('abort', onAbort);
+          finish();
           if (h.error) reject(toError(h.error));
           else resolve(b);
           // Light on purpose: a call can hold thousands of values; the page asks veil.items(callId).
@@ -420,11 +545,12 @@
             console.warn(`veil: tool ${q} returned invalid secret references:`, h.invalid);
             ns.dispatchEvent(new CustomEvent('invalidreference', { detail: { tool: name, reasons: h.invalid } }));
           }
+          setTrust(h.trust);
+          if (h.malicious) emit('malicious', freeze({ tool: name, call: id }));
         })
         .catch((e) => {
           if (done) return;
-          done = true;
-          signal?.removeEventListener('abort', onAbort);
+          finish();
           reject(e instanceof DOMException ? e : new DOMException('engine failure', 'OperationError'));
         });
     });
@@ -512,6 +638,7 @@
         name: e.name,
         description: e.def.description,
         inputSchema: JSON.stringify(e.def.inputSchema),
+        annotations: e.def.annotations,
       }));
     }
 
@@ -679,6 +806,47 @@
     }
 
     /**
+     * Sets the risk policy and how the page asks the user. Keys left out
+     * keep their value; null restores a default.
+     * @param {VeilConfig} options
+     * @returns {Promise<void>}
+     */
+    async configure(options = {}) {
+      const { confirm, notice, timeoutMs, slowTimeoutMs, ...rest } = options ?? {};
+      for (const [k, f] of [['confirm', confirm], ['notice', notice]])
+        if (f != null && typeof f !== 'function') throw new TypeError(`veil.configure: ${k} must be a function`);
+      for (const [k, v] of [['timeoutMs', timeoutMs], ['slowTimeoutMs', slowTimeoutMs]])
+        if (v != null && !(v > 0)) throw new TypeError(`veil.configure: ${k} must be a positive number`);
+      const [h] = await call('configure', { ...policy, ...rest });
+      if (h.error) throw toError(h.error);
+      Object.assign(policy, rest);
+      const set = (k, v, d) => v !== undefined && (conf[k] = v ?? d);
+      set('confirm', confirm);
+      set('notice', notice);
+      set('timeoutMs', timeoutMs, 120000);
+      set('slowTimeoutMs', slowTimeoutMs, 600000);
+    }
+
+    /** The session's trust state: what has reached the agent. */
+    get trust() {
+      return trust;
+    }
+
+    /** The calls in progress, and what each waits for. */
+    get calls() {
+      return [...active.values()];
+    }
+
+    /**
+     * The decision log, oldest first: rule, facts and outcome of each call.
+     * @returns {Promise<VeilDecision[]>}
+     */
+    async decisions() {
+      const [h] = await call('decisions');
+      return freeze(h.decisions ?? []);
+    }
+
+    /**
      * Lists what is held for the user, never the values: every call's
      * items, or those of one call.
      * @param {string} [callId]
@@ -724,6 +892,7 @@
   }
   const ns = new Veil();
   Object.defineProperty(globalThis, 'veil', { value: ns, configurable: true });
+  call('trust').then(([h]) => setTrust(h));
 
   // <veil-secrets>, the ready-made tray, loads from beside this script when
   // the document uses it and nothing defined it yet.

@@ -1,10 +1,10 @@
 // Package build writes Veil's distribution: the directory a site serves
 // and a page includes webmcp.js from.
 //
-// [Dist] writes webmcp.js, worker.js, veil-secrets.js, webmcp.d.ts,
-// veil.wasm (the engine, built for GOOS=js GOARCH=wasm) and wasm_exec.js
-// from the same Go toolchain, each with precompressed .gz and .br files
-// beside it.
+// [Dist] writes webmcp.js, worker.js, veil-secrets.js, veil-confirm.js,
+// webmcp.d.ts, veil.wasm (the engine, built for GOOS=js GOARCH=wasm) and
+// wasm_exec.js from the same Go toolchain, each with precompressed .gz and
+// .br files beside it.
 package build
 
 import (
@@ -31,7 +31,7 @@ const modulePath = "github.com/veilmcp/veil"
 
 // Files lists what Dist writes, before compression, in the order a page
 // loads them.
-var Files = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil.wasm", "veil-secrets.js", "webmcp.d.ts"}
+var Files = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil.wasm", "veil-secrets.js", "veil-confirm.js", "webmcp.d.ts"}
 
 // Dist builds the engine and writes the distribution into outDir, creating
 // it if needed. It needs the module's source (found from this package's

@@ -1,0 +1,198 @@
+// Veil's built-in confirmation dialog and notice. webmcp.js imports this
+// module from beside itself the first time its risk policy needs to ask
+// the user about a tool call and the page has not set its own handler with
+// veil.configure({confirm, notice}).
+//
+// The dialog is a modal <dialog> in a shadow root, so the page's styles
+// neither hide nor restyle it: the browser traps focus in it, Escape
+// declines, focus starts on "Don't allow" and returns where it was. Only a
+// real click or key press on "Allow" approves: a script's synthetic click
+// (an agent acting through page script) does not. Nothing is ever approved
+// by default; closing the dialog in any way declines.
+/// <reference path="./webmcp.d.ts" />
+
+/** What each rule asks, as the dialog's heading. */
+const headings = {
+  trifecta: 'This could send your private data out',
+  consequential: 'This action has consequences',
+  malicious: 'Something in this session looked malicious',
+};
+
+/**
+ * Says what one fact means, or nothing when another fact says it.
+ * @param {VeilFact} f
+ * @param {VeilTrust|null} trust
+ */
+const explain = (f, trust) => {
+  const from = (list) => (list?.length ? ` (from ${list.join(', ')})` : '');
+  switch (`${f.source} ${f.key}=${f.value}`) {
+    case 'session untrustedContent=true':
+      return `The assistant has read content from untrusted sources${from(trust?.untrustedFrom)}, which may try to steer it.`;
+    case 'session maliciousActivity=true':
+      return `Something earlier in this session was flagged as possibly malicious${from(trust?.maliciousFrom)}.`;
+    case 'call maliciousActivityHint=true':
+      return 'The site flagged this request as possibly malicious.';
+    case 'call resolve=failed':
+      return 'The site could not say what this call would do.';
+  }
+  switch (`${f.key}=${f.value}`) {
+    case 'inputMetadata.destination=public':
+      return 'This tool can send what it is given to public places.';
+    case 'mcp.dev/effect=external':
+      return 'This tool sends data outside this site.';
+    case 'openWorldHint=true':
+      return f.source === 'default' ? 'This tool does not say that it stays within this site.' : 'This tool reaches outside this site.';
+    case 'readOnlyHint=false':
+      return 'This tool may change things.';
+    case 'inputMetadata.outcomes=irreversible':
+      return 'Its effects cannot be undone.';
+    case 'inputMetadata.outcomes=consequential':
+      return 'It changes things others can see.';
+    case 'destructiveHint=true':
+    case 'mcp.dev/effect=delete':
+      return 'It may delete or overwrite data.';
+    case 'reversibleHint=true':
+      return 'The site says it can be undone.';
+    case 'privilegedAccessHint=true':
+      return 'It uses elevated privileges.';
+    case 'consequentialHint=true':
+      return 'The site marks it as consequential.';
+    case 'mcp.dev/requiresConfirmation=true':
+      return 'The site asks for your confirmation before it runs.';
+  }
+  if (f.key === 'privateData') return null; // said once, below
+  return `${f.key}: ${f.value}`;
+};
+
+/**
+ * The sentences a request's facts make, each once.
+ * @param {VeilConfirmRequest} request
+ */
+const reasons = (request) => {
+  const out = new Set();
+  const classes = request.facts.filter((f) => f.key === 'privateData').map((f) => f.value);
+  if (classes.length) out.add(`The assistant has read private data (${[...new Set(classes)].join(', ')})${request.trust?.privateFrom?.length ? ` from ${request.trust.privateFrom.join(', ')}` : ''}.`);
+  for (const f of request.facts) {
+    const s = explain(f, request.trust);
+    if (s) out.add(s);
+  }
+  return [...out];
+};
+
+const css = `
+:host { all: initial; }
+dialog { font: 15px/1.45 system-ui, sans-serif; color: #1b1b1f; background: #fff; border: 1px solid #767680;
+  border-radius: 10px; padding: 20px 22px; max-width: min(32rem, calc(100vw - 2rem)); box-shadow: 0 12px 40px #0005; }
+dialog::backdrop { background: #0007; }
+h2 { font-size: 17px; margin: 0 0 8px; }
+p { margin: 0 0 8px; }
+ul { margin: 0 0 12px; padding-left: 1.2em; }
+.tool { font-weight: 600; }
+.buttons { display: flex; gap: 10px; justify-content: flex-end; margin-top: 16px; }
+button { font: inherit; padding: 7px 16px; border-radius: 6px; border: 1px solid #767680; background: #f2f2f5; color: inherit; cursor: pointer; }
+button.allow { background: #8a1c1c; border-color: #8a1c1c; color: #fff; }
+button:focus-visible { outline: 3px solid #0b57d0; outline-offset: 2px; }
+.toast { position: fixed; inset: auto 16px 16px auto; font: 14px/1.4 system-ui, sans-serif; color: #fff; background: #1b1b1f;
+  padding: 10px 14px; border-radius: 8px; max-width: 24rem; box-shadow: 0 6px 20px #0005; }
+@media (prefers-color-scheme: dark) {
+  dialog { color: #e6e6ea; background: #1f1f24; border-color: #8e8e99; }
+  button { background: #2c2c33; }
+}
+@media (prefers-reduced-motion: no-preference) { .toast { transition: opacity .3s; } }
+`;
+
+let sheet;
+/** host makes a shadow root on the page for one dialog or notice. */
+const host = () => {
+  const el = document.createElement('veil-confirm');
+  const root = el.attachShadow({ mode: 'open' });
+  try {
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+    }
+    root.adoptedStyleSheets = [sheet];
+  } catch {
+    const style = document.createElement('style');
+    style.textContent = css;
+    root.append(style);
+  }
+  (document.body ?? document.documentElement).append(el);
+  return { el, root };
+};
+
+/** make creates an element with properties and children. */
+const make = (tag, props = {}, ...children) => {
+  const e = Object.assign(document.createElement(tag), props);
+  e.append(...children);
+  return e;
+};
+
+let seq = 0;
+
+/**
+ * confirm asks the user whether a tool call may run, in a modal dialog.
+ * It resolves with true only when the user activated "Allow".
+ * @param {VeilConfirmRequest} request
+ * @returns {Promise<boolean>}
+ */
+export const confirm = (request) =>
+  new Promise((resolve) => {
+    if (request.signal?.aborted) return resolve(false);
+    const id = `veil-confirm-${++seq}`;
+    const { el, root } = host();
+    const before = document.activeElement;
+    const dialog = make('dialog', { className: 'veil-confirm' });
+    dialog.setAttribute('aria-labelledby', `${id}-h`);
+    dialog.setAttribute('aria-describedby', `${id}-d`);
+    const heading = make('h2', { id: `${id}-h`, textContent: headings[request.rule] ?? 'Allow this action?' });
+    const what = make('p', { id: `${id}-d` }, 'The assistant wants to run ', make('span', { className: 'tool', textContent: request.title }), `: ${request.description}`);
+    const list = make('ul', {}, ...reasons(request).map((r) => make('li', { textContent: r })));
+    const ask = make('p', { textContent: 'Allow it to run this once?' });
+    const no = make('button', { type: 'button', className: 'deny', textContent: "Don't allow", autofocus: true });
+    const yes = make('button', { type: 'button', className: 'allow', textContent: 'Allow' });
+    dialog.append(heading, what, list, ask, make('div', { className: 'buttons' }, no, yes));
+    root.append(dialog);
+
+    let answer = false;
+    const close = () => dialog.open && dialog.close();
+    no.addEventListener('click', close);
+    yes.addEventListener('click', (e) => {
+      // A script's click is not the user's.
+      if (!e.isTrusted) return;
+      answer = true;
+      close();
+    });
+    request.signal?.addEventListener('abort', close, { once: true });
+    dialog.addEventListener('close', () => {
+      request.signal?.removeEventListener('abort', close);
+      el.remove();
+      if (before instanceof HTMLElement && before.isConnected) before.focus({ preventScroll: true });
+      resolve(answer);
+    });
+    try {
+      dialog.showModal();
+      no.focus();
+    } catch (e) {
+      console.warn('veil: the confirmation dialog cannot open, so the call is declined', e);
+      el.remove();
+      resolve(false);
+    }
+  });
+
+/**
+ * notice tells the user, without asking, that a tool runs: a status
+ * message that screen readers announce politely and that goes away.
+ * @param {VeilConfirmRequest} request
+ */
+export const notice = (request) => {
+  const { el, root } = host();
+  const why = reasons(request).join(' ');
+  const toast = make('div', { className: 'toast' });
+  toast.setAttribute('role', 'status');
+  toast.setAttribute('aria-live', 'polite');
+  root.append(toast);
+  // Filled after insertion, so the live region announces it.
+  requestAnimationFrame(() => (toast.textContent = `${request.title} is running. ${why}`));
+  setTimeout(() => el.remove(), 6000);
+};
