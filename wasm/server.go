@@ -216,8 +216,8 @@ type outputReply struct {
 	CallID string `json:"callId"`
 	// Held counts what the call withheld; the list can run to thousands
 	// of items, so the page asks for it with the "items" op.
-	Held    int      `json:"held"`
-	Invalid []string `json:"invalid"`
+	Held    int           `json:"held"`
+	Invalid []string      `json:"invalid"`
 	Error   *engine.Error `json:"error,omitempty"`
 	// Trust is the session's trust state, when the call changed it.
 	Trust *risk.State `json:"trust,omitempty"`

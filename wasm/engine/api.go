@@ -104,12 +104,12 @@ type Outcome struct {
 // Item describes one withheld value or secret_reference held for the user.
 // It never carries the value.
 type Item struct {
-	Handle  string    `json:"handle"`
-	CallID  string    `json:"callId"`
-	Tool    string    `json:"tool"`
-	Kind    string    `json:"kind"` // "value" or "reference"
-	Label   string    `json:"label"`
-	Pointer string    `json:"pointer"`
+	Handle  string `json:"handle"`
+	CallID  string `json:"callId"`
+	Tool    string `json:"tool"`
+	Kind    string `json:"kind"` // "value" or "reference"
+	Label   string `json:"label"`
+	Pointer string `json:"pointer"`
 	// Expires is when the item is wiped.
 	Expires time.Time `json:"expires"`
 	// RedeemBy is when a reference's ttl runs out on its server; zero
