@@ -160,7 +160,13 @@ func (e *Engine) Decide(name, input string, r Resolution) (Decision, error) {
 	}
 	d := rs.policy.Decide(c, &rs.session)
 	id := rs.newID()
-	state := map[risk.Outcome]string{risk.Allow: "allowed", risk.Notice: "allowed", risk.Confirm: "pending", risk.Block: "blocked"}[d.Outcome]
+	state := "allowed"
+	switch d.Outcome {
+	case risk.Confirm:
+		state = "pending"
+	case risk.Block:
+		state = "blocked"
+	}
 	rs.calls[id] = &decided{tool: t, ann: t.ann.Refine(c.Resolved), state: state, rule: d.Rule}
 	rs.order = append(rs.order, id)
 	if len(rs.order) > maxCalls {

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -21,86 +23,79 @@ const RiskMetaKey = "dev.veil/risk"
 // as they are; members of a CallToolResult other than content, isError and
 // _meta become delimited text, since a model reads those too.
 func spotlight(tool, agent string, raw, skip, malicious bool, marker string) string {
-	open, close := "<"+marker+">\n", "\n</"+marker+">"
-	wrap := func(b []byte, text string) []byte {
-		return appendText(b, []byte(open+text+close))
-	}
 	b := make([]byte, 0, len(agent)+512)
 	b = append(b, `{"content":[`...)
 	b = appendText(b, []byte(spotlightNotice(tool, marker, malicious)))
-	meta := func(b []byte) []byte {
-		b = append(appendString(b, RiskMetaKey), `:{"untrustedContent":true,"maliciousActivity":`...)
-		b = append(b, fmt.Sprint(malicious)...)
-		b = append(b, `,"marker":`...)
-		return append(appendString(b, marker), '}')
-	}
-
 	var tr *tree
+	content := -1
 	if !raw {
-		var err error
-		if tr, err = parseTree(agent); err != nil {
-			// The rules gave JSON; were it not, it is still only text.
-			tr = nil
+		// The rules gave JSON; were it not, it is still only text.
+		if tr, _ = parseTree(agent); tr != nil && tr.nodes[0].kind == kObject {
+			content = tr.member(0, "content")
 		}
 	}
-	if tr == nil || tr.nodes[0].kind != kObject || tr.member(0, "content") < 0 || tr.nodes[tr.member(0, "content")].kind != kArray {
-		b = append(b, ',')
-		b = wrap(b, agent)
-		b = append(b, `],"_meta":{`...)
-		return string(append(meta(b), '}', '}'))
+	if content < 0 || tr.nodes[content].kind != kArray {
+		b = appendWrapped(b, marker, agent)
+		return string(appendRiskMeta(append(b, `],"_meta":{`...), malicious, marker))
 	}
 
 	// A CallToolResult: its text items are delimited one by one.
-	content := tr.member(0, "content")
 	var texts []string
-	tr.children(content, func(k int) {
-		b = append(b, ',')
+	for k := content + 1; k < int(tr.nodes[content].next); k = int(tr.nodes[k].next) {
 		typ, text := tr.member(k, "type"), tr.member(k, "text")
-		isText := tr.nodes[k].kind == kObject && typ >= 0 && tr.nodes[typ].str == "text" && text >= 0 && tr.nodes[text].kind == kString
-		if !isText || (skip && tr.nodes[k].index == 0) {
-			b = append(b, tr.text(k)...)
-			return
+		if tr.nodes[k].kind != kObject || typ < 0 || tr.nodes[typ].str != "text" || text < 0 || tr.nodes[text].kind != kString ||
+			(skip && tr.nodes[k].index == 0) {
+			b = append(append(b, ','), tr.text(k)...)
+			continue
 		}
 		texts = append(texts, tr.nodes[text].str)
-		b = wrap(b, tr.nodes[text].str)
-	})
-	isError, meta0 := -1, -1
-	tr.children(0, func(j int) {
-		switch tr.nodes[j].key {
+		b = appendWrapped(b, marker, tr.nodes[text].str)
+	}
+	isError, meta := -1, -1
+	for j := 1; j < len(tr.nodes); j = int(tr.nodes[j].next) {
+		switch n := &tr.nodes[j]; n.key {
 		case "content":
 		case "isError":
 			isError = j
 		case "_meta":
-			meta0 = j
+			meta = j
 		default:
 			// structuredContent and the rest: as text, unless a text item
 			// already says the same.
-			text := tr.text(j)
-			if tr.nodes[j].key != "structuredContent" {
-				text = tr.memberText(j)
+			text := tr.memberText(j)
+			if n.key == "structuredContent" {
+				text = tr.text(j)
 			}
-			for _, s := range texts {
-				if s == text {
-					return
-				}
+			if !slices.Contains(texts, text) {
+				b = appendWrapped(b, marker, text)
 			}
-			b = append(b, ',')
-			b = wrap(b, text)
 		}
-	})
+	}
 	b = append(b, ']')
 	if isError >= 0 {
-		b = append(b, ',')
-		b = append(b, tr.memberText(isError)...)
+		b = append(append(b, ','), tr.memberText(isError)...)
 	}
 	b = append(b, `,"_meta":{`...)
-	if meta0 >= 0 && tr.nodes[meta0].kind == kObject {
-		if inner := strings.TrimSpace(tr.text(meta0)[1 : len(tr.text(meta0))-1]); inner != "" {
-			b = append(b, inner...)
-			b = append(b, ',')
+	if meta >= 0 && tr.nodes[meta].kind == kObject {
+		if t := tr.text(meta); strings.TrimSpace(t[1:len(t)-1]) != "" {
+			b = append(append(b, t[1:len(t)-1]...), ',')
 		}
 	}
-	return string(append(meta(b), '}', '}'))
+	return string(appendRiskMeta(b, malicious, marker))
+}
+
+// appendWrapped appends a text item holding text between the markers.
+func appendWrapped(b []byte, marker, text string) []byte {
+	return appendText(append(b, ','), []byte("<"+marker+">\n"+text+"\n</"+marker+">"))
+}
+
+// appendRiskMeta appends the RiskMetaKey member and closes _meta and the
+// result.
+func appendRiskMeta(b []byte, malicious bool, marker string) []byte {
+	b = append(appendString(b, RiskMetaKey), `:{"untrustedContent":true,"maliciousActivity":`...)
+	b = strconv.AppendBool(b, malicious)
+	b = append(b, `,"marker":`...)
+	return append(appendString(b, marker), "}}}"...)
 }
 
 // spotlightNotice is the runtime's own text at the head of a spotlighted

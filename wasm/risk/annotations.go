@@ -134,25 +134,38 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Key + " " + e.Problem }
 
-// boolHints are the known boolean annotations, with where each points.
-var boolHints = map[string]func(*Annotations) **bool{
-	"readOnlyHint":          func(a *Annotations) **bool { return &a.ReadOnly },
-	"destructiveHint":       func(a *Annotations) **bool { return &a.Destructive },
-	"idempotentHint":        func(a *Annotations) **bool { return &a.Idempotent },
-	"openWorldHint":         func(a *Annotations) **bool { return &a.OpenWorld },
-	"untrustedContentHint":  func(a *Annotations) **bool { return &a.UntrustedContent },
-	"consequentialHint":     func(a *Annotations) **bool { return &a.Consequential },
-	"sensitiveHint":         func(a *Annotations) **bool { return &a.Sensitive },
-	"aiProcessingHint":      func(a *Annotations) **bool { return &a.AIProcessing },
-	"slowExecutionHint":     func(a *Annotations) **bool { return &a.SlowExecution },
-	"resourceIntensiveHint": func(a *Annotations) **bool { return &a.ResourceIntensive },
-	"sensitiveDataHint":     func(a *Annotations) **bool { return &a.SensitiveData },
-	"privilegedAccessHint":  func(a *Annotations) **bool { return &a.PrivilegedAccess },
-	"reversibleHint":        func(a *Annotations) **bool { return &a.Reversible },
+// boolHint returns where the known boolean annotation k is kept, or nil.
+func (a *Annotations) boolHint(k string) **bool {
+	switch k {
+	case "readOnlyHint":
+		return &a.ReadOnly
+	case "destructiveHint":
+		return &a.Destructive
+	case "idempotentHint":
+		return &a.Idempotent
+	case "openWorldHint":
+		return &a.OpenWorld
+	case "untrustedContentHint":
+		return &a.UntrustedContent
+	case "consequentialHint":
+		return &a.Consequential
+	case "sensitiveHint":
+		return &a.Sensitive
+	case "aiProcessingHint":
+		return &a.AIProcessing
+	case "slowExecutionHint":
+		return &a.SlowExecution
+	case "resourceIntensiveHint":
+		return &a.ResourceIntensive
+	case "sensitiveDataHint":
+		return &a.SensitiveData
+	case "privilegedAccessHint":
+		return &a.PrivilegedAccess
+	case "reversibleHint":
+		return &a.Reversible
+	}
+	return nil
 }
-
-// sep1913Keys are the annotations validated against SEP-1913's schema.
-var sep1913Keys = []string{"maliciousActivityHint", "attribution", "inputMetadata", "returnMetadata"}
 
 // ParseAnnotations validates a tool's annotations, given as JSON text
 // (empty or null: none), and returns what the runtime reads from them and
@@ -172,12 +185,12 @@ func ParseAnnotations(raw []byte) (*Annotations, []byte, error) {
 			delete(obj, k)
 			continue
 		}
-		if field, ok := boolHints[k]; ok {
+		if field := a.boolHint(k); field != nil {
 			b, ok := v.(bool)
 			if !ok {
 				return nil, nil, &Error{"annotations." + k, "must be a boolean, got " + jsonType(v)}
 			}
-			*field(a) = &b
+			*field = &b
 			a.set[k] = true
 			continue
 		}
@@ -321,7 +334,7 @@ func (a *Annotations) Refine(r *Annotations) *Annotations {
 		case "returnMetadata":
 			out.Return = r.Return
 		default:
-			*boolHints[k](&out) = *boolHints[k](r)
+			*out.boolHint(k) = *r.boolHint(k)
 		}
 	}
 	return &out

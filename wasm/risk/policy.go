@@ -3,6 +3,7 @@ package risk
 import (
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // The rules of the policy, as decisions and the configuration name them.
@@ -122,41 +123,45 @@ var Labels = []string{
 // Policy is a checked Config. Its zero value is not usable: use
 // [NewPolicy].
 type Policy struct {
-	mode     map[string]Outcome // rule -> Confirm, Block, or Allow when off
-	spot     bool
-	withhold []string
-	private  []string
+	// The modes of the rules: Confirm, Block, or Allow when off.
+	malicious, trifecta, consequential Outcome
+	spot                               bool
+	withhold                           []string
+	private                            []string
 }
 
 // NewPolicy checks c and returns the policy it configures. A nil c means
 // the default policy.
 func NewPolicy(c *Config) (*Policy, error) {
 	p := &Policy{
-		mode:     map[string]Outcome{RuleMalicious: Confirm, RuleTrifecta: Confirm, RuleConsequential: Confirm},
-		spot:     true,
-		withhold: slices.Clone(DefaultWithhold),
-		private:  slices.Clone(DefaultPrivate),
+		malicious:     Confirm,
+		trifecta:      Confirm,
+		consequential: Confirm,
+		spot:          true,
+		withhold:      slices.Clone(DefaultWithhold),
+		private:       slices.Clone(DefaultPrivate),
 	}
 	if c == nil {
 		return p, nil
 	}
 	for rule, v := range c.Rules {
-		if _, ok := p.mode[rule]; !ok {
+		m := p.mode(rule)
+		if m == nil {
 			return nil, fmt.Errorf("rules: unknown rule %q (known: malicious, trifecta, consequential)", rule)
 		}
 		switch v {
 		case "confirm":
-			p.mode[rule] = Confirm
+			*m = Confirm
 		case "block":
-			p.mode[rule] = Block
+			*m = Block
 		default:
 			return nil, fmt.Errorf("rules.%s: must be \"confirm\" or \"block\", got %q", rule, v)
 		}
 	}
 	for _, rule := range c.InsecureDisableRules {
-		switch _, ok := p.mode[rule]; {
-		case ok:
-			p.mode[rule] = Allow
+		switch m := p.mode(rule); {
+		case m != nil:
+			*m = Allow
 		case rule == RuleSpotlight:
 			p.spot = false
 		default:
@@ -177,6 +182,19 @@ func NewPolicy(c *Config) (*Policy, error) {
 		p.private = appendNew(p.private, s)
 	}
 	return p, nil
+}
+
+// mode returns where the mode of a configurable rule is kept, or nil.
+func (p *Policy) mode(rule string) *Outcome {
+	switch rule {
+	case RuleMalicious:
+		return &p.malicious
+	case RuleTrifecta:
+		return &p.trifecta
+	case RuleConsequential:
+		return &p.consequential
+	}
+	return nil
 }
 
 // Spotlight reports whether untrusted results are spotlighted.
@@ -253,7 +271,7 @@ func (p *Policy) Decide(c Call, s *State) Decision {
 		return d
 	}
 
-	if m := p.mode[RuleMalicious]; m != Allow {
+	if m := p.malicious; m != Allow {
 		var facts []Fact
 		if c.Resolved != nil && is(c.Resolved.MaliciousActivity) {
 			facts = append(facts, Fact{Source: "call", Key: "maliciousActivityHint", Value: "true"})
@@ -270,7 +288,7 @@ func (p *Policy) Decide(c Call, s *State) Decision {
 		}
 	}
 
-	if m := p.mode[RuleTrifecta]; m != Allow && len(s.PrivateData) > 0 && s.UntrustedContent {
+	if m := p.trifecta; m != Allow && len(s.PrivateData) > 0 && s.UntrustedContent {
 		if sends := sendsOut(a, src); len(sends) > 0 {
 			var facts []Fact
 			for _, cl := range s.PrivateData {
@@ -281,7 +299,7 @@ func (p *Policy) Decide(c Call, s *State) Decision {
 		}
 	}
 
-	if m := p.mode[RuleConsequential]; m != Allow {
+	if m := p.consequential; m != Allow {
 		o, facts := consequential(a, src)
 		if o == Confirm {
 			o = m
@@ -384,8 +402,8 @@ func consequential(a *Annotations, src func(string) string) (Outcome, []Fact) {
 // hint is the fact of a boolean hint, from MCP's default when unset.
 func hint(a *Annotations, key string, b *bool, src func(string) string) Fact {
 	if b == nil {
-		def := map[string]string{"openWorldHint": "true", "readOnlyHint": "false"}[key]
-		return Fact{Source: "default", Key: key, Value: def}
+		// MCP's defaults: open-world, not read-only.
+		return Fact{Source: "default", Key: key, Value: strconv.FormatBool(key == "openWorldHint")}
 	}
-	return Fact{Source: src(key), Key: key, Value: fmt.Sprint(*b)}
+	return Fact{Source: src(key), Key: key, Value: strconv.FormatBool(*b)}
 }
