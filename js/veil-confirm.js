@@ -59,7 +59,10 @@ const explain = (f, trust) => {
       return 'The site marks it as consequential.';
     case 'mcp.dev/requiresConfirmation=true':
       return 'The site asks for your confirmation before it runs.';
+    case 'aiProcessingHint=true':
+      return 'This tool passes what it is given to an AI model.';
   }
+  if (f.key === 'inputMetadata.sensitivity') return `It takes ${f.value === 'user' ? "the user's" : f.value} data.`;
   if (f.key === 'privateData') return null; // said once, below
   return `${f.key}: ${f.value}`;
 };

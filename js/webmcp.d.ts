@@ -332,7 +332,7 @@ declare global {
     readonly time: string;
     /** "allow", "notice", "confirm" (asking), "block", then "approved" or "declined". */
     readonly outcome: 'allow' | 'notice' | 'confirm' | 'block' | 'approved' | 'declined';
-    /** "trifecta", "consequential", "malicious", "resolve" or "undecided"; absent when allowed. */
+    /** "trifecta", "consequential", "malicious", "aiProcessing", "resolve" or "undecided"; absent when allowed. */
     readonly rule?: string;
     readonly facts: readonly VeilFact[];
   }
@@ -382,7 +382,11 @@ declare global {
      * null restores the built-in dialog.
      */
     confirm?: ((request: VeilConfirmRequest) => boolean | Promise<boolean>) | null;
-    /** Tells the user that a call runs (a reversible destructive tool). */
+    /**
+     * Tells the user that a call runs (a reversible destructive tool, an AI
+     * tool while the session holds private data). null restores the
+     * built-in notice.
+     */
     notice?: ((request: VeilConfirmRequest) => void) | null;
     /** How long execute may take. Default: 120000. */
     timeoutMs?: number | null;
@@ -391,7 +395,7 @@ declare global {
     /** Makes a rule block instead of asking. */
     rules?: Partial<Record<VeilRule, 'confirm' | 'block'>>;
     /** Turns rules off. */
-    insecureDisableRules?: (VeilRule | 'spotlight')[];
+    insecureDisableRules?: (VeilRule | 'aiProcessing' | 'spotlight')[];
     /** Sensitivity labels withheld like sensitiveHint, besides credentials and restricted. */
     withhold?: string[];
     /** Sensitivity labels that mark private data, besides pii, financial, regulated, confidential and sensitiveDataHint. */

@@ -36,5 +36,7 @@ func Example() {
 	//   trifecta: session privateData = pii
 	//   trifecta: session untrustedContent = true
 	//   trifecta: tool inputMetadata.destination = public
+	//   trifecta: tool inputMetadata.sensitivity = pii
+	//   trifecta: tool inputMetadata.sensitivity = user
 	//   consequential: tool inputMetadata.outcomes = irreversible
 }

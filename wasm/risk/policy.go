@@ -25,6 +25,10 @@ const (
 	// irreversible, destructive, privileged or consequential; a
 	// destructive tool that declares itself reversible gets a notice.
 	RuleConsequential = "consequential"
+	// RuleAIProcessing tells the user, without asking, when a tool that
+	// declares aiProcessingHint runs in a session that holds private data:
+	// the data may go to an AI model.
+	RuleAIProcessing = "aiProcessing"
 	// RuleSpotlight delimits untrusted results in the agent view and
 	// labels them as data, not instructions.
 	RuleSpotlight = "spotlight"
@@ -94,7 +98,7 @@ type Config struct {
 	// (the default) or "block".
 	Rules map[string]string `json:"rules"`
 	// InsecureDisableRules turns rules off: "malicious", "trifecta",
-	// "consequential", "spotlight".
+	// "consequential", "aiProcessing", "spotlight".
 	InsecureDisableRules []string `json:"insecureDisableRules"`
 	// Withhold adds sensitivity labels whose results are withheld from
 	// the agent as sensitiveHint's are. Default: "credentials",
@@ -125,7 +129,7 @@ var Labels = []string{
 type Policy struct {
 	// The modes of the rules: Confirm, Block, or Allow when off.
 	malicious, trifecta, consequential Outcome
-	spot                               bool
+	spot, ai                           bool
 	withhold                           []string
 	private                            []string
 }
@@ -138,6 +142,7 @@ func NewPolicy(c *Config) (*Policy, error) {
 		trifecta:      Confirm,
 		consequential: Confirm,
 		spot:          true,
+		ai:            true,
 		withhold:      slices.Clone(DefaultWithhold),
 		private:       slices.Clone(DefaultPrivate),
 	}
@@ -164,8 +169,10 @@ func NewPolicy(c *Config) (*Policy, error) {
 			*m = Allow
 		case rule == RuleSpotlight:
 			p.spot = false
+		case rule == RuleAIProcessing:
+			p.ai = false
 		default:
-			return nil, fmt.Errorf("insecureDisableRules: unknown rule %q (known: malicious, trifecta, consequential, spotlight)", rule)
+			return nil, fmt.Errorf("insecureDisableRules: unknown rule %q (known: malicious, trifecta, consequential, aiProcessing, spotlight)", rule)
 		}
 	}
 	for _, l := range [][]string{c.Withhold, c.Private} {
@@ -242,8 +249,8 @@ type Call struct {
 
 // Decide decides a call in a session whose trust state is s. Every rule
 // that fires adds its facts; the strongest outcome wins, and the first
-// rule in the order resolve, malicious, trifecta, consequential with that
-// outcome names the decision.
+// rule in the order resolve, malicious, trifecta, consequential,
+// aiProcessing with that outcome names the decision.
 func (p *Policy) Decide(c Call, s *State) Decision {
 	a := c.Static.Refine(c.Resolved)
 	d := Decision{Outcome: Allow, Facts: []Fact{}, Load: load(a)}
@@ -290,12 +297,18 @@ func (p *Policy) Decide(c Call, s *State) Decision {
 
 	if m := p.trifecta; m != Allow && len(s.PrivateData) > 0 && s.UntrustedContent {
 		if sends := sendsOut(a, src); len(sends) > 0 {
-			var facts []Fact
-			for _, cl := range s.PrivateData {
-				facts = append(facts, Fact{Source: "session", Key: "privateData", Value: cl})
-			}
+			facts := privateFacts(s)
 			facts = append(facts, Fact{Source: "session", Key: "untrustedContent", Value: "true"})
-			fire(RuleTrifecta, m, append(facts, sends...))
+			facts = append(facts, sends...)
+			if a.Input != nil {
+				// What the tool says it takes, for the user to weigh.
+				for _, c := range a.Input.Sensitivity {
+					if c.Name != "none" {
+						facts = append(facts, Fact{Source: src("inputMetadata"), Key: "inputMetadata.sensitivity", Value: c.Name})
+					}
+				}
+			}
+			fire(RuleTrifecta, m, facts)
 		}
 	}
 
@@ -306,7 +319,21 @@ func (p *Policy) Decide(c Call, s *State) Decision {
 		}
 		fire(RuleConsequential, o, facts)
 	}
+
+	if p.ai && is(a.AIProcessing) && len(s.PrivateData) > 0 {
+		facts := []Fact{{Source: src("aiProcessingHint"), Key: "aiProcessingHint", Value: "true"}}
+		fire(RuleAIProcessing, Notice, append(facts, privateFacts(s)...))
+	}
 	return d
+}
+
+// privateFacts lists the private data the session holds.
+func privateFacts(s *State) []Fact {
+	var facts []Fact
+	for _, c := range s.PrivateData {
+		facts = append(facts, Fact{Source: "session", Key: "privateData", Value: c})
+	}
+	return facts
 }
 
 func load(a *Annotations) Load {

@@ -74,7 +74,8 @@ func TestDecide(t *testing.T) {
 		// The trifecta.
 		{name: "trifecta: public destination", static: sendEmail, state: trifecta, want: Confirm, wantRule: RuleTrifecta,
 			facts: []string{"trifecta session privateData=pii", "trifecta session untrustedContent=true",
-				"trifecta tool inputMetadata.destination=public", "consequential tool inputMetadata.outcomes=irreversible"}},
+				"trifecta tool inputMetadata.destination=public", "trifecta tool inputMetadata.sensitivity=pii", "trifecta tool inputMetadata.sensitivity=user",
+				"consequential tool inputMetadata.outcomes=irreversible"}},
 		{name: "public destination, untrusted only", static: `{"inputMetadata":{"destination":"public","sensitivity":"none","outcomes":"benign"}}`,
 			state: untrusted, want: Allow},
 		{name: "public destination, private only", static: `{"inputMetadata":{"destination":"public","sensitivity":"none","outcomes":"benign"}}`,
@@ -122,6 +123,15 @@ func TestDecide(t *testing.T) {
 		{name: "resolve raises a call to irreversible", static: `{"inputMetadata":{"destination":"internal","sensitivity":"none","outcomes":"benign"}}`,
 			resolved: `{"inputMetadata":{"destination":"internal","sensitivity":"none","outcomes":"irreversible"}}`, want: Confirm, wantRule: RuleConsequential,
 			facts: []string{"consequential call inputMetadata.outcomes=irreversible"}},
+
+		// AI processing.
+		{name: "AI tool, private session: notice", static: `{"aiProcessingHint":true,"readOnlyHint":true}`, state: private, want: Notice, wantRule: RuleAIProcessing,
+			facts: []string{"aiProcessing tool aiProcessingHint=true", "aiProcessing session privateData=pii"}},
+		{name: "AI tool, fresh session", static: `{"aiProcessingHint":true,"readOnlyHint":true}`, state: fresh, want: Allow},
+		{name: "AI tool off", static: `{"aiProcessingHint":true,"readOnlyHint":true}`, state: private,
+			config: &Config{InsecureDisableRules: []string{"aiProcessing"}}, want: Allow},
+		{name: "AI tool that also needs confirmation", static: `{"aiProcessingHint":true,"privilegedAccessHint":true}`, state: private,
+			want: Confirm, wantRule: RuleConsequential},
 
 		// The strongest outcome wins, and the first rule with it names the decision.
 		{name: "malicious before trifecta", static: sendEmail, state: State{MaliciousActivity: true, UntrustedContent: true, PrivateData: []string{"pii"}},
