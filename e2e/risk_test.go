@@ -477,6 +477,22 @@ func TestRiskLoad(t *testing.T) {
 			assert.Equal(t, "crunched", r.Value)
 		}
 		assert.Equal(t, 1, eval[int](tb, `window.most`), "resource-intensive calls ran at once")
+
+		// A queued call dropped early lets no later one overtake the one
+		// that runs.
+		most := eval[int](tb, `(async () => {
+			window.most = 0;
+			const t = (await document.modelContext.getTools()).find((t) => t.name === "crunch");
+			const c = new AbortController();
+			const a = document.modelContext.executeTool(t, {});
+			const b = document.modelContext.executeTool(t, {}, {signal: c.signal}).catch(() => {});
+			const d = document.modelContext.executeTool(t, {});
+			await new Promise((r) => setTimeout(r, 30));
+			c.abort();
+			await Promise.all([a, b, d]);
+			return window.most;
+		})()`)
+		assert.Equal(t, 1, most, "a call overtook the running one after a queued call was aborted")
 		eval[[]res](tb, fmt.Sprintf(`Promise.all([1, 2, 3].map(() => `+call+`))`, js("light")))
 		assert.Equal(t, 3, eval[int](tb, `window.lmost`), "other tools still run side by side")
 	})

@@ -466,9 +466,11 @@
       let release = noop;
       let turn;
       if (d.load.exclusive) {
-        // resourceIntensiveHint: such calls run one at a time.
+        // resourceIntensiveHint: such calls run one at a time. The next
+        // waits for this one and, should this one be dropped early, for
+        // the one before.
         turn = exclusive;
-        exclusive = new Promise((r) => (release = r));
+        exclusive = Promise.all([turn, new Promise((r) => (release = r))]);
         step('queued');
       }
       const finish = () => {
