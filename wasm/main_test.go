@@ -195,3 +195,23 @@ func TestExport(t *testing.T) {
 	assert.True(t, js.Global().Get(exportName).IsUndefined(), "export removed")
 	release = func() {}
 }
+
+// TestPatternPropertiesWithECMAPatterns registers patternProperties whose
+// patterns only ECMA-262 compiles, and checks that they mark values.
+// jsonschema/v6 keys patternProperties by the compiled Regexp, so the
+// engine's Regexp must be usable as a map key.
+func TestPatternPropertiesWithECMAPatterns(t *testing.T) {
+	s := newServer(t)
+	def := `{"name":"keys","description":"d","outputSchema":{"patternProperties":{` +
+		`"^(?=.*_secret$)":{"x-sensitive":true},"^\\p{Lu}":{"x-sensitive":true}}}}`
+	h, _ := s.handle("register", "", def)
+	require.JSONEq(t, ok, h, "register")
+	h, b := s.handle("output", `{"name":"keys","kind":"returned"}`, `{"api_secret":"LOOK-SECRET","Ünïcode":"UNI-SECRET","api_name":"visible"}`)
+	var r outputReply
+	require.NoError(t, json.Unmarshal([]byte(h), &r), "output reply %q", h)
+	require.Nil(t, r.Error)
+	assert.Equal(t, 2, r.Held)
+	assert.NotContains(t, b, "LOOK-SECRET")
+	assert.NotContains(t, b, "UNI-SECRET")
+	assert.Contains(t, b, "visible")
+}

@@ -20,9 +20,9 @@ type ecmaRegexp struct {
 	src string
 }
 
-func (r ecmaRegexp) MatchString(s string) bool { return r.re.Call("test", s).Bool() }
+func (r *ecmaRegexp) MatchString(s string) bool { return r.re.Call("test", s).Bool() }
 
-func (r ecmaRegexp) String() string { return r.src }
+func (r *ecmaRegexp) String() string { return r.src }
 
 // compileRegexp is the engine's jsonschema.RegexpEngine. It uses the "u"
 // flag: a pattern is Unicode-aware and invalid escapes are errors. Without
@@ -37,7 +37,9 @@ func compileRegexp(pattern string) (re jsonschema.Regexp, err error) {
 			re, err = nil, fmt.Errorf("pattern %q: %s", pattern, msg)
 		}
 	}()
-	return ecmaRegexp{re: jsRegExp.New(pattern, "u"), src: pattern}, nil
+	// A pointer: jsonschema keys patternProperties by the Regexp, and a
+	// struct holding a js.Value cannot be a map key.
+	return &ecmaRegexp{re: jsRegExp.New(pattern, "u"), src: pattern}, nil
 }
 
 var _ jsonschema.RegexpEngine = compileRegexp
