@@ -136,6 +136,10 @@ type Result struct {
 	// Malicious: the result carried maliciousActivityHint in
 	// _meta.annotations. The agent view says so; the page should too.
 	Malicious bool
+	// Unchanged: Agent is the outcome's data as it came. The page can
+	// answer with its own string, which keeps what a trip through Go's
+	// UTF-8 would not (a lone surrogate).
+	Unchanged bool
 }
 
 // Revealed is what [Engine.Reveal] hands the user's side.

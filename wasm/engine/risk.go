@@ -380,6 +380,7 @@ func (e *Engine) finishOutput(c riskCall, o Outcome, res Result) (out Result) {
 		}
 		raw := o.Kind == Text && res.CallID == ""
 		res.Agent = spotlight(c.tool.name, res.Agent, raw, res.CallID != "", ra.MaliciousActivity, marker)
+		res.Unchanged = false
 	}
 	return res
 }

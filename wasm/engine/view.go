@@ -75,12 +75,21 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 		if o.Data == "" {
 			return Result{Agent: emptyResult}
 		}
+		// A string that is the JSON text of a result holding a
+		// secret_reference reaches the agent as the same bytes as the
+		// object would, and DevTools parses it for the agent: it is
+		// judged as that object.
+		if mayHaveReference(o.Data) && len(o.Data) <= e.opts.MaxOutputBytes {
+			if tr, err := parseTree(o.Data); err == nil && tr.nodes[0].kind >= kArray && tr.hasReference() {
+				return e.view(t, tr, Outcome{Kind: Returned, Data: o.Data, Call: o.Call})
+			}
+		}
 		if !t.declaresAny {
-			return Result{Agent: o.Data}
+			return Result{Agent: o.Data, Unchanged: true}
 		}
 	case Returned:
 		if !t.declaresAny && !mayHaveReference(o.Data) {
-			return Result{Agent: o.Data}
+			return Result{Agent: o.Data, Unchanged: true}
 		}
 	default:
 		return Result{Err: t.failure("the runtime received an unknown outcome")}
@@ -209,9 +218,41 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 	if len(w.held) == 0 && len(w.refs) == 0 && len(w.invalid) == 0 {
 		// Nothing withheld, so nothing to scrub either: the output passes
 		// as the tool wrote it.
-		return Result{Agent: o.Data}
+		return Result{Agent: o.Data, Unchanged: true}
 	}
+	w.withholdNames()
 	return w.build()
+}
+
+// withholdNames withholds every member whose name holds a withheld string:
+// rule (d) reaches member names too, and a name cannot be emptied without
+// making another. What it withholds can hold more strings to scrub, so it
+// repeats until nothing changes.
+func (w *walker) withholdNames() {
+	for {
+		s := newScrubber(w.secrets)
+		if !s.any {
+			return
+		}
+		found := false
+		tr := w.tr
+		for i := 0; i < len(tr.nodes); {
+			if w.act[i] != keep {
+				i = int(tr.nodes[i].next)
+				continue
+			}
+			if p := tr.nodes[i].parent; p >= 0 && tr.nodes[p].kind == kObject && s.contains(tr.nodes[i].key) {
+				w.withhold(i)
+				found = true
+				i = int(tr.nodes[i].next)
+				continue
+			}
+			i++
+		}
+		if !found {
+			return
+		}
+	}
 }
 
 // result walks a CallToolResult member by member.
@@ -383,6 +424,12 @@ func (w *walker) hasReference(i int) bool {
 	return false
 }
 
+// hasReference reports whether the tree holds a secret_reference.
+func (t *tree) hasReference() bool {
+	w := walker{tr: t}
+	return w.hasReference(0)
+}
+
 // reference validates the secret_reference at node i and holds it. Its id
 // and URL join the scrub set whether it is valid or not.
 func (w *walker) reference(i int, visible bool) {
@@ -529,6 +576,13 @@ func (w *walker) build() Result {
 	s := newScrubber(w.secrets)
 	b := make([]byte, 0, 2*len(w.tr.src)+1024)
 	notice := []byte(w.notice())
+	// A pointer names members; a name can be a withheld string (a
+	// sensitive propertyNames, a name that withholdNames withheld).
+	for i, p := range pointers {
+		if c, ok := s.scrub(p); ok {
+			pointers[i] = c
+		}
+	}
 	meta := w.meta(pointers)
 
 	if w.isResult {
@@ -672,7 +726,11 @@ func (w *walker) notice() string {
 	var b strings.Builder
 	if len(parts) > 0 {
 		b.WriteString(strings.Join(parts, "; "))
-		b.WriteString(". The user can reveal them on the page; they were not sent to you, so do not guess them or ask the user to share them.")
+		if len(w.held)+len(w.refs) == 1 {
+			b.WriteString(". The user can reveal it on the page; it was not sent to you, so do not guess it or ask the user to share it.")
+		} else {
+			b.WriteString(". The user can reveal them on the page; they were not sent to you, so do not guess them or ask the user to share them.")
+		}
 	}
 	if n := len(w.invalid); n > 0 {
 		if b.Len() > 0 {

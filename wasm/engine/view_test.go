@@ -92,11 +92,15 @@ func TestPassThroughByteForByte(t *testing.T) {
 			res := e.Output(tool, Outcome{Kind: Returned, Data: data})
 			require.Nil(t, res.Err, "Output(%s)", data)
 			assert.Equal(t, data, res.Agent, "Output(%q, %s) must pass byte for byte", tool, data)
+			assert.True(t, res.Unchanged, "Output(%q, %s) says the view is the data", tool, data)
 			assert.Empty(t, res.Items)
 		}
 	}
 	res := e.Output("plain", Outcome{Kind: Text, Data: "raw text {not json"})
 	assert.Equal(t, "raw text {not json", res.Agent)
+	assert.True(t, res.Unchanged)
+	res = e.Output("plain", Outcome{Kind: Text, Data: `a string that mentions "secret_reference"`})
+	assert.Equal(t, `a string that mentions "secret_reference"`, res.Agent, "a string that is not JSON holding a reference passes")
 	res = e.Output("plain", Outcome{Kind: Text, Data: ""})
 	assert.Equal(t, "Operation succeeded", res.Agent, "an empty string, as Chromium answers it")
 	res = e.Output("plain", Outcome{Kind: Empty})
@@ -230,6 +234,20 @@ func TestRules(t *testing.T) {
 			kind: Returned, data: `{"ssn":"987-65-4321","audit":{"log":"line\n987-65-4321\t\"q\""}}`,
 			secrets: []string{"987-65-4321"}, visible: []string{`line\n\t\"q\"`},
 			pointers: []string{"/ssn"},
+		},
+		{
+			name: "d a withheld value used as a member name elsewhere",
+			def:  `"outputSchema":` + denySchema,
+			kind: Returned, data: `{"ssn":"tok-5150","byToken":{"tok-5150":{"owner":"ada"}},"other":"kept"}`,
+			secrets: []string{"tok-5150", "ada"}, visible: []string{"kept", "byToken"},
+			pointers: []string{"/ssn", "/byToken/"},
+		},
+		{
+			name: "c a string result that is the JSON of a result holding a reference",
+			def:  ``,
+			kind: Text, data: `{"content":[{"type":"text","text":"Created"},` + ref("ref_text", "/redeem/ref_text", "") + `]}`,
+			secrets: []string{"ref_text", "/redeem/"}, visible: []string{"Created", "API Key"},
+			refs: 1,
 		},
 		{
 			name: "d scrub removes a reference id mirrored in text",
