@@ -71,9 +71,12 @@ type dataCase struct {
 	withheld    []string // nil when the case does not say
 	passthrough bool
 	view        *string
+	// skip maps a path the case cannot be observed on to the reason, from
+	// lines "path: reason" in the file skip-paths.
+	skip map[string]string
 }
 
-var caseFiles = []string{"tool", "input", "returns", "throws", "absent", "present", "error", "withheld", "passthrough", "view"}
+var caseFiles = []string{"tool", "input", "returns", "throws", "absent", "present", "error", "withheld", "passthrough", "view", "skip-paths"}
 
 // toolNameRE is what the draft allows in a tool name.
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -152,6 +155,20 @@ func parseCase(file, text string) (*dataCase, error) {
 		}
 	}
 	_, c.passthrough = c.arc.file("passthrough")
+	skips, err := lines(c.arc, "skip-paths")
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range skips {
+		path, reason, ok := strings.Cut(l, ":")
+		if !ok || strings.TrimSpace(reason) == "" {
+			return nil, fmt.Errorf("skip-paths: want lines \"path: reason\", got %q", l)
+		}
+		if c.skip == nil {
+			c.skip = map[string]string{}
+		}
+		c.skip[strings.TrimSpace(path)] = strings.TrimSpace(reason)
+	}
 	if s, ok := c.arc.file("view"); ok {
 		s = strings.TrimSuffix(s, "\n")
 		c.view = &s
@@ -269,6 +286,9 @@ func TestCases(t *testing.T) {
 					}
 					for _, path := range got.paths {
 						t.Run(path, func(t *testing.T) {
+							if reason, ok := c.skip[path]; ok {
+								t.Skip(reason)
+							}
 							r := got.results[path][c.name]
 							require.NotNil(t, r, "no result")
 							checkCall(t, c, path, r, got.oracle[c.name])
@@ -369,6 +389,9 @@ func (tb *tab) invokeAll(cases []*dataCase) map[string]*callResult {
 	defer stop()
 	out := map[string]*callResult{}
 	for _, c := range cases {
+		if _, ok := c.skip[pathDevTools]; ok {
+			continue
+		}
 		res, err := chromedp.Call(tb.ctx, webmcp.InvokeTool, webmcp.InvokeToolParams{
 			FrameID:  frame.FrameTree.Frame.ID,
 			ToolName: c.name,

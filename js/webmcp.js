@@ -589,7 +589,9 @@
 
     async getTools() {
       await Promise.all([...tools.values()].map((e) => e.settled));
-      return live().map((e) => ({ ...e.def, title: e.def.title ?? '', window, origin: location.origin }));
+      // Fresh copies, as Chromium gives: a caller that edits one must not
+      // change what the next caller sees.
+      return live().map((e) => ({ ...structuredClone(e.def), title: e.def.title ?? '', window, origin: location.origin }));
     }
 
     /** @returns {Promise<string>} */
@@ -640,7 +642,7 @@
         name: e.name,
         description: e.def.description,
         inputSchema: JSON.stringify(e.def.inputSchema),
-        annotations: e.def.annotations,
+        annotations: structuredClone(e.def.annotations),
       }));
     }
 
