@@ -35,9 +35,10 @@ test-wasm:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	PATH="$(WASMPATH)" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/...
 
-## bench: Go benchmarks and the browser benchmark
+## bench: Go benchmarks, then the browser benchmark against Chromium's own WebMCP
 bench: deps
-	$(GO) test -run='^$$' -bench=. -benchmem ./...
+	$(GO) test -run='^$$' -bench=. -benchmem $$($(GO) list ./... | grep -v /e2e)
+	$(GO) test ./e2e -run='^$$' -bench=BenchmarkBrowser -benchtime=1x
 
 ## demo: run the demo server on 127.0.0.1:8080
 demo: build
