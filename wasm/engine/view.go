@@ -785,8 +785,12 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 			return appendString(b, c)
 		}
 		return append(b, tr.src[n.start:n.end]...)
-	case kObject:
-		b = append(b, '{')
+	case kObject, kArray:
+		open, close := byte('['), byte(']')
+		if n.kind == kObject {
+			open, close = '{', '}'
+		}
+		b = append(b, open)
 		first := true
 		for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
 			if w.act[j] == withhold || w.act[j] == drop {
@@ -796,24 +800,12 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 				b = append(b, ',')
 			}
 			first = false
-			b = append(b, tr.src[tr.nodes[j].keyStart:tr.nodes[j].start]...)
+			if n.kind == kObject {
+				b = append(b, tr.src[tr.nodes[j].keyStart:tr.nodes[j].start]...)
+			}
 			b = w.emit(b, j, s)
 		}
-		return append(b, '}')
-	case kArray:
-		b = append(b, '[')
-		first := true
-		for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
-			if w.act[j] == withhold || w.act[j] == drop {
-				continue
-			}
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = w.emit(b, j, s)
-		}
-		return append(b, ']')
+		return append(b, close)
 	default:
 		return append(b, tr.src[n.start:n.end]...)
 	}
