@@ -786,11 +786,11 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 		}
 		return append(b, tr.src[n.start:n.end]...)
 	case kObject, kArray:
-		open, close := byte('['), byte(']')
+		begin, end := byte('['), byte(']')
 		if n.kind == kObject {
-			open, close = '{', '}'
+			begin, end = '{', '}'
 		}
-		b = append(b, open)
+		b = append(b, begin)
 		first := true
 		for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
 			if w.act[j] == withhold || w.act[j] == drop {
@@ -805,7 +805,7 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 			}
 			b = w.emit(b, j, s)
 		}
-		return append(b, close)
+		return append(b, end)
 	default:
 		return append(b, tr.src[n.start:n.end]...)
 	}
