@@ -63,21 +63,31 @@ func (tb *tab) invokeTool(name, input string) *webmcp.EventToolResponded {
 }
 
 // agentText returns the tool output of a WebMCP.toolResponded event as the
-// string that executeTool gives for the same call. Chromium sends the output
-// as JSON: parsed when the string is JSON text, else as a JSON string.
+// string that executeTool gives for the same call; see devToolsText.
 func agentText(ev *webmcp.EventToolResponded) string {
+	return devToolsText(string(ev.Output))
+}
+
+// devToolsText returns the output of a WebMCP.toolResponded event, as JSON
+// text, as the string that executeTool gives for the same call. Chromium
+// sends the output as JSON: parsed when it takes the string as JSON text,
+// else as a JSON string. Which one is not up to the tool: Chromium 156
+// parses a string that V8 holds in one byte per character as UTF-8, so
+// valid JSON text with a Latin-1 character such as "é" or "Ä" arrives as a
+// JSON string when V8 holds it that way, and parsed when V8 holds the same
+// text in two bytes per character. A lone surrogate escape parses.
+func devToolsText(output string) string {
 	var s string
-	if len(ev.Output) > 0 && ev.Output[0] == '"' && json.Unmarshal(ev.Output, &s) == nil {
+	if len(output) > 0 && output[0] == '"' && json.Unmarshal([]byte(output), &s) == nil {
 		return s
 	}
-	return string(ev.Output)
+	return output
 }
 
 // assertDevToolsOutput checks the output of a WebMCP.toolResponded event
 // against the string executeTool gives for the same call. Chromium sends the
-// string parsed when its own JSON parser takes it, else as a JSON string; its
-// parser is stricter than JSON.parse (it refuses a lone surrogate escape), so
-// either form is accepted.
+// string either parsed or as a JSON string (see devToolsText), so either
+// form is accepted.
 func assertDevToolsOutput(t *testing.T, want, output, msg string) bool {
 	t.Helper()
 	var s string

@@ -174,8 +174,40 @@
     return out;
   }
 
+  /**
+   * devtools judges the outputs of WebMCP.toolResponded, as the JSON text
+   * Chromium sent, by case: whether every string in the output is well
+   * formed and, for pass-through cases, whether it is what executeTool
+   * gives. Chromium sends the string parsed when it takes it as JSON text,
+   * else as a JSON string, so a parsed output is compared as a value, its
+   * strings code unit for code unit; JSON.parse keeps a lone surrogate.
+   */
+  async function devtools(outputs) {
+    const wellFormed = (v) =>
+      typeof v === "string"
+        ? v.isWellFormed()
+        : v === null || typeof v !== "object" || Object.entries(v).every(([k, x]) => k.isWellFormed() && wellFormed(x));
+    const out = {};
+    for (const [name, text] of Object.entries(outputs)) {
+      const c = cases.get(name);
+      const v = JSON.parse(text);
+      const r = { wellFormed: wellFormed(v) };
+      if (c?.passthrough) {
+        const want = await expected(c);
+        r.same = v === want;
+        if (!r.same) {
+          try {
+            r.same = JSON.stringify(v) === JSON.stringify(JSON.parse(want));
+          } catch {}
+        }
+      }
+      out[name] = r;
+    }
+    return out;
+  }
+
   /** ready resolves once the implementation under test says it is ready. */
   const ready = () => Promise.resolve(globalThis.veil?.ready).then(() => true);
 
-  window.conformance = { load, run, oracle, ready, hasNative: () => !!nativeContext };
+  window.conformance = { load, run, oracle, devtools, ready, hasNative: () => !!nativeContext };
 })();
