@@ -353,7 +353,8 @@
   /**
    * run executes a registered tool for an agent. Every path by which output
    * leaves the runtime ends here, and what it resolves with is only ever the
-   * body of the engine's "output" reply.
+   * body of the engine's "output" reply, or the page's own output when the
+   * reply says the engine passed it as it came ("same").
    * @param {string} name
    * @param {string} input the input as JSON text, as JSON.stringify wrote it
    * @param {AbortSignal|undefined} signal
@@ -403,7 +404,8 @@
   /**
    * run executes a registered tool for an agent. Every path by which output
    * leaves the runtime ends here, and what it resolves with is only ever the
-   * body of the engine's "output" reply.
+   * body of the engine's "output" reply, or the page's own output when the
+   * reply says the engine passed it as it came ("same").
    * @param {string} name
    * @param {string} input the input as JSON text, as JSON.stringify wrote it
    * @param {AbortSignal|undefined} signal
@@ -513,6 +515,7 @@
           new Promise((_, fail) => (timer = setTimeout(fail, limit, TIMEOUT))),
         ]).finally(() => clearTimeout(timer));
       };
+      let sent = '';
       (turn ? turn.then(execute) : execute())
         .then(classify, (e) => {
           if (e === TIMEOUT) {
@@ -526,6 +529,7 @@
         })
         .then(([kind, data]) => {
           if (done) return [];
+          sent = data;
           // The name may now belong to another registration, with other rules.
           if (entry.gone) throw new DOMException(`executeTool: tool ${q} was unregistered while it ran`, 'UnknownError');
           let timer;
@@ -540,7 +544,9 @@
           if (done) return;
           finish();
           if (h.error) reject(toError(h.error));
-          else resolve(b);
+          // "same": the engine passed the output as it came; the page's own
+          // string keeps what Go's UTF-8 would not (a lone surrogate).
+          else resolve(h.same ? sent : b);
           // Light on purpose: a call can hold thousands of values; the page asks veil.items(callId).
           if (h.held) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, callId: h.callId, count: h.held } }));
           if (h.invalid?.length) {

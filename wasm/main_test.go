@@ -119,12 +119,16 @@ func TestRegisterInputOutput(t *testing.T) {
 	h, _ = s.handle("input", `{"name":"lookup"}`, `{"code":"ABCD"}`)
 	assert.Equal(t, "DataError", errorOf(t, h)["name"], "input failing a lookahead pattern")
 
-	// Outputs of a tool with nothing sensitive come back byte for byte.
-	outputs := []struct{ kind, data, want string }{
-		{"text", "plain text, \"quoted\" \u2028", "plain text, \"quoted\" \u2028"},
-		{"returned", `{"b":1,"a":[1e21,0.1,"\u00e9\ud83d\ude00"]}`, `{"b":1,"a":[1e21,0.1,"\u00e9\ud83d\ude00"]}`},
-		{"text", "", "Operation succeeded"},
-		{"empty", "", "undefined"},
+	// Outputs of a tool with nothing sensitive pass as they came: the reply
+	// says so and carries no body, and the page answers with its own string.
+	outputs := []struct {
+		kind, data, want string
+		same             bool
+	}{
+		{"text", "plain text, \"quoted\" \u2028", "", true},
+		{"returned", `{"b":1,"a":[1e21,0.1,"\u00e9\ud83d\ude00"]}`, "", true},
+		{"text", "", "Operation succeeded", false},
+		{"empty", "", "undefined", false},
 	}
 	for _, o := range outputs {
 		h, b := s.handle("output", `{"name":"lookup","kind":"`+o.kind+`"}`, o.data)
@@ -133,7 +137,8 @@ func TestRegisterInputOutput(t *testing.T) {
 		assert.Nil(t, r.Error, "output %s", o.kind)
 		assert.Zero(t, r.Held, "nothing held for a tool with nothing sensitive")
 		assert.NotNil(t, r.Invalid, "invalid is a list, never null")
-		assert.Equal(t, o.want, b, "output %s", o.kind)
+		assert.Equal(t, o.same, r.Same, "output %s %q: same", o.kind, o.data)
+		assert.Equal(t, o.want, b, "output %s %q", o.kind, o.data)
 	}
 
 	h, _ = s.handle("unregister", `{"name":"lookup"}`, "")

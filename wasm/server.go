@@ -127,7 +127,8 @@ func (s *server) dispatch(op, header, body string) (string, string) {
 			Error:     r.Err,
 			Trust:     r.Trust,
 			Malicious: r.Malicious,
-		}), r.Agent
+			Same:      r.Unchanged,
+		}), agentBody(r)
 	case "items":
 		return reply(struct {
 			Items []engine.Item `json:"items"`
@@ -223,6 +224,18 @@ type outputReply struct {
 	Trust *risk.State `json:"trust,omitempty"`
 	// Malicious: the result was flagged with maliciousActivityHint.
 	Malicious bool `json:"malicious,omitempty"`
+	// Same: the agent view is the output as the page sent it; the body is
+	// empty and the page answers with its own string.
+	Same bool `json:"same,omitempty"`
+}
+
+// agentBody is the "output" reply's body: the agent view, or nothing when
+// it is the page's own output, which need not cross back.
+func agentBody(r engine.Result) string {
+	if r.Unchanged {
+		return ""
+	}
+	return r.Agent
 }
 
 const ok = `{"ok":true}`
