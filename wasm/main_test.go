@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"syscall/js"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -219,4 +220,33 @@ func TestPatternPropertiesWithECMAPatterns(t *testing.T) {
 	assert.NotContains(t, b, "LOOK-SECRET")
 	assert.NotContains(t, b, "UNI-SECRET")
 	assert.Contains(t, b, "visible")
+}
+
+// BenchmarkSmallCall measures the glue's share of one small call: the
+// "decide" and "output" ops with their JSON headers, as the page sends
+// them.
+func BenchmarkSmallCall(b *testing.B) {
+	s := &server{}
+	if h, _ := s.handle("init", `{"origin":"https://app.example","baseURL":"https://app.example/"}`, ""); h != ok {
+		b.Fatal(h)
+	}
+	def := `{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}`
+	if h, _ := s.handle("register", "", def); h != ok {
+		b.Fatal(h)
+	}
+	const out = `{"orders":[{"id":1,"total":12.5},{"id":2,"total":3}]}`
+	b.ReportAllocs()
+	for b.Loop() {
+		h, _ := s.handle("decide", `{"name":"t"}`, `{"q":"x"}`)
+		var d struct {
+			Call string `json:"call"`
+		}
+		if err := json.Unmarshal([]byte(h), &d); err != nil || d.Call == "" {
+			b.Fatal(h)
+		}
+		h, _ = s.handle("output", `{"name":"t","kind":"returned","call":"`+d.Call+`"}`, out)
+		if !strings.Contains(h, `"same":true`) {
+			b.Fatal(h)
+		}
+	}
 }

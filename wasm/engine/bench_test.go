@@ -143,3 +143,25 @@ func BenchmarkStages(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCall measures the engine's share of one small call as the page
+// makes it: the policy's decision (which checks the input), then the
+// output.
+func BenchmarkCall(b *testing.B) {
+	e := New(&Options{Origin: testOrigin})
+	if _, err := e.Register(`{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}`); err != nil {
+		b.Fatal(err)
+	}
+	const out = `{"orders":[{"id":1,"total":12.5},{"id":2,"total":3}]}`
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := e.Decide("t", `{"q":"x"}`, Resolution{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res := e.Output("t", Outcome{Kind: Returned, Data: out, Call: d.Call})
+		if res.Err != nil || res.Agent != out {
+			b.Fatal(res.Err, res.Agent)
+		}
+	}
+}
