@@ -4,8 +4,8 @@ package main
 
 import (
 	"encoding/json"
-	"syscall/js"
 	"strings"
+	"syscall/js"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
