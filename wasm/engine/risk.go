@@ -279,7 +279,9 @@ func (e *Engine) startOutput(t *tool, o Outcome) (riskCall, *Result) {
 // effective returns the call: t, or a copy of t whose sensitiveHint is
 // what the policy makes of the call's annotations.
 func (e *Engine) effective(t *tool, a *risk.Annotations) riskCall {
-	hint := e.withholds(a)
+	// A call's annotations come from resolve, which runs on the agent's
+	// input: they may add reasons to withhold, never take the tool's away.
+	hint := e.withholds(t.ann) || e.withholds(a)
 	if hint == t.hint {
 		return riskCall{tool: t, ann: a}
 	}

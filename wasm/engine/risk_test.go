@@ -463,3 +463,26 @@ func TestTrustReportedOnChange(t *testing.T) {
 	assert.Nil(t, res.Trust)
 	assert.False(t, e.Trust().UntrustedContent)
 }
+
+// TestResolveCannotLowerWithholding: resolve runs on the agent's input, so
+// the annotations it returns may add reasons to withhold but never take
+// the tool's own away.
+func TestResolveCannotLowerWithholding(t *testing.T) {
+	tests := []struct {
+		name, annotations, resolved string
+	}{
+		{"returnMetadata credentials", `{"returnMetadata":{"source":"system","sensitivity":"credentials"}}`, `{"returnMetadata":{"source":"system","sensitivity":"none"}}`},
+		{"sensitiveHint", `{"sensitiveHint":true}`, `{"sensitiveHint":false}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEngine(t)
+			mustRegister(t, e, `{"name":"t","description":"d","annotations":`+tt.annotations+`}`)
+			d, err := e.Decide("t", `{}`, Resolution{Annotations: tt.resolved})
+			require.NoError(t, err)
+			res := e.Output("t", Outcome{Kind: Returned, Data: `{"key":"SECRET-123"}`, Call: d.Call})
+			require.Nil(t, res.Err)
+			assert.NotContains(t, res.Agent, "SECRET-123", "resolve lowered the tool's withholding")
+		})
+	}
+}
