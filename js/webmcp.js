@@ -550,7 +550,8 @@
           // Light on purpose: a call can hold thousands of values; the page asks veil.items(callId).
           if (h.held) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, callId: h.callId, count: h.held } }));
           if (h.invalid?.length) {
-            console.warn(`veil: tool ${q} returned invalid secret references:`, h.invalid);
+            // A count only: the reasons name pointers, and agents read the console.
+            console.warn(`veil: tool ${q} returned ${h.invalid.length} invalid secret reference(s); see the invalidreference event`);
             ns.dispatchEvent(new CustomEvent('invalidreference', { detail: { tool: name, reasons: h.invalid } }));
           }
           setTrust(h.trust);

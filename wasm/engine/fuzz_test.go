@@ -19,6 +19,8 @@ func FuzzNoLeak(f *testing.F) {
 	f.Add("1", "11111", "n", uint8(4))
 	f.Add("r", "with a reference", "k", uint8(8|4))
 	f.Add("s", "a result with a reference", "k", uint8(8|4|1))
+	f.Add("t", "a reference in text: ", "k", uint8(16))
+	f.Add("u", "{", "k", uint8(16|1))
 
 	schemas := []string{
 		// b: deny-list
@@ -46,6 +48,11 @@ func FuzzNoLeak(f *testing.F) {
 		if shape&8 != 0 {
 			// A reference whose id is the secret, among the values.
 			out["ref"] = map[string]any{"type": "secret_reference", "id": secret, "label": "Key", "redeemUrl": "/r/" + secret}
+		}
+		if shape&16 != 0 {
+			// The same reference written as JSON text inside a string.
+			ref, _ := json.Marshal(map[string]any{"type": "secret_reference", "id": secret, "label": "Key", "redeemUrl": "/r/" + secret})
+			out["text"] = text + string(ref) + text
 		}
 		if shape&1 == 1 {
 			out = map[string]any{

@@ -60,6 +60,19 @@ type tree struct {
 	nodes []node
 }
 
+// parsePrefix parses the JSON value at the start of src and returns it
+// with the offset just past it; what follows is not read.
+func parsePrefix(src string) (*tree, int, error) {
+	if len(src) > maxSource {
+		return nil, 0, errors.New("the text is too large")
+	}
+	p := &parser{src: src, nodes: make([]node, 0, 8), parent: -1}
+	if err := p.value("", -1); err != nil {
+		return nil, 0, err
+	}
+	return &tree{src: src, nodes: p.nodes}, p.pos, nil
+}
+
 // maxDepth bounds nesting so hostile output cannot exhaust the stack.
 const maxDepth = 10000
 

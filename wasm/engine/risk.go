@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	mrand "math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 
@@ -280,8 +281,13 @@ func (e *Engine) startOutput(t *tool, o Outcome) (riskCall, *Result) {
 // what the policy makes of the call's annotations.
 func (e *Engine) effective(t *tool, a *risk.Annotations) riskCall {
 	// A call's annotations come from resolve, which runs on the agent's
-	// input: they may add reasons to withhold, never take the tool's away.
-	hint := e.withholds(t.ann) || e.withholds(a)
+	// input. They may narrow a declared set of labels (a read_file that
+	// may return credentials or nothing) to some of its members, but never
+	// step outside it: labels the tool did not declare only add.
+	hint := e.withholds(a)
+	if !narrows(t.ann, a) {
+		hint = hint || e.withholds(t.ann)
+	}
 	if hint == t.hint {
 		return riskCall{tool: t, ann: a}
 	}
@@ -289,6 +295,25 @@ func (e *Engine) effective(t *tool, a *risk.Annotations) riskCall {
 	c.hint = hint
 	c.declaresAny = hint || (t.output != nil && t.output.anySensitive)
 	return riskCall{tool: &c, ann: a}
+}
+
+// narrows reports whether call's sensitivity labels are some of those the
+// tool declared. No labels at all is no narrowing.
+func narrows(tool, call *risk.Annotations) bool {
+	if tool == call {
+		return true
+	}
+	got := call.Classes()
+	if len(got) == 0 {
+		return false
+	}
+	declared := tool.Classes()
+	for _, c := range got {
+		if !slices.Contains(declared, c) {
+			return false
+		}
+	}
+	return true
 }
 
 func indexOf(list []string, s string) int {

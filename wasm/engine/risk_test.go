@@ -465,13 +465,14 @@ func TestTrustReportedOnChange(t *testing.T) {
 }
 
 // TestResolveCannotLowerWithholding: resolve runs on the agent's input, so
-// the annotations it returns may add reasons to withhold but never take
-// the tool's own away.
+// the annotations it returns may narrow the labels the tool declared but
+// not step outside them.
 func TestResolveCannotLowerWithholding(t *testing.T) {
 	tests := []struct {
 		name, annotations, resolved string
 	}{
-		{"returnMetadata credentials", `{"returnMetadata":{"source":"system","sensitivity":"credentials"}}`, `{"returnMetadata":{"source":"system","sensitivity":"none"}}`},
+		{"a label the tool did not declare", `{"returnMetadata":{"source":"system","sensitivity":"credentials"}}`, `{"returnMetadata":{"source":"system","sensitivity":"none"}}`},
+		{"no labels", `{"returnMetadata":{"source":"system","sensitivity":"credentials"}}`, `{"returnMetadata":{"source":"system","sensitivity":[]}}`},
 		{"sensitiveHint", `{"sensitiveHint":true}`, `{"sensitiveHint":false}`},
 	}
 	for _, tt := range tests {
@@ -485,4 +486,14 @@ func TestResolveCannotLowerWithholding(t *testing.T) {
 			assert.NotContains(t, res.Agent, "SECRET-123", "resolve lowered the tool's withholding")
 		})
 	}
+}
+
+func TestResolveNarrowsDeclaredLabels(t *testing.T) {
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"t","description":"d","annotations":{"returnMetadata":{"source":"internal","sensitivity":["none","credentials"]}}}`)
+	d, err := e.Decide("t", `{}`, Resolution{Annotations: `{"returnMetadata":{"source":"internal","sensitivity":"none"}}`})
+	require.NoError(t, err)
+	res := e.Output("t", Outcome{Kind: Text, Data: "public text", Call: d.Call})
+	require.Nil(t, res.Err)
+	assert.Equal(t, "public text", res.Agent, "a call narrowed to a declared label that withholds nothing")
 }

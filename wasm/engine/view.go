@@ -79,12 +79,16 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 		// secret_reference reaches the agent as the same bytes as the
 		// object would, and DevTools parses it for the agent: it is
 		// judged as that object.
-		if mayHaveReference(o.Data) && len(o.Data) <= e.opts.MaxOutputBytes {
+		if mayHaveReference(o.Data) {
+			if len(o.Data) > e.opts.MaxOutputBytes {
+				return Result{Err: t.failure(fmt.Sprintf("the output may hold a secret_reference and is larger than %d bytes", e.opts.MaxOutputBytes))}
+			}
 			if tr, err := parseTree(o.Data); err == nil && tr.nodes[0].kind >= kArray && tr.hasReference() {
 				return e.view(t, tr, Outcome{Kind: Returned, Data: o.Data, Call: o.Call})
 			}
-		}
-		if !t.declaresAny {
+			// Otherwise it is judged as the string it is, whose text may
+			// hold references as JSON (see walker.embedded).
+		} else if !t.declaresAny {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	case Returned:
@@ -285,6 +289,9 @@ func (w *walker) contentItem(k int) {
 		w.walk(k, nil, true)
 	case w.mode == textMode && w.isText(k):
 		// Text items reach the agent, scrubbed.
+		if text := w.tr.member(k, "text"); suspicious(w.tr.nodes[text].str) {
+			w.embedded(text, k)
+		}
 	default:
 		w.withhold(k)
 	}
@@ -347,6 +354,10 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 			t := st.member(tr.nodes[j].key)
 			w.walk(j, t.st, t.declared)
 		})
+	case kString:
+		if suspicious(n.str) {
+			w.embedded(i, i)
+		}
 	case kArray:
 		idx := 0
 		tr.children(i, func(j int) {
@@ -359,6 +370,75 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 			idx++
 		})
 	}
+}
+
+// suspicious reports whether a string may hold a secret_reference written
+// as JSON text: it names one, or holds \u escapes, which can spell one, and
+// a brace.
+func suspicious(s string) bool {
+	return strings.Contains(s, "secret_reference") || (strings.Contains(s, `\u`) && strings.IndexByte(s, '{') >= 0)
+}
+
+// maxEmbedded bounds the search for JSON inside a string: the JSON objects
+// tried, and how deep JSON text may nest in JSON text.
+const (
+	maxEmbeddedTries = 1024
+	maxEmbeddedDepth = 4
+)
+
+// embedded handles the string at node i, which may hold secret_references
+// written as JSON text (MCP tools often put their JSON in a text item).
+// Each one is held for the user and its id and URL join the scrub set, so
+// the agent gets the string without them. Prose that only mentions
+// secret_reference is no reference. When the search goes past its bounds,
+// node at (the string, or the item holding it) is withheld whole.
+func (w *walker) embedded(i, at int) {
+	if !w.extract(w.tr.nodes[i].str, w.tr.pointer(i), 0) {
+		w.withhold(at)
+	}
+}
+
+// extract finds the JSON objects in s and holds the references in them. It
+// reports false when the search went past its bounds.
+func (w *walker) extract(s, ptr string, depth int) bool {
+	if depth > maxEmbeddedDepth {
+		return false
+	}
+	tries := 0
+	for pos := 0; pos < len(s); {
+		j := strings.IndexByte(s[pos:], '{')
+		if j < 0 {
+			break
+		}
+		start := pos + j
+		if tries++; tries > maxEmbeddedTries {
+			return false
+		}
+		sub, end, err := parsePrefix(s[start:])
+		if err != nil {
+			pos = start + 1
+			continue
+		}
+		sw := &walker{e: w.e, t: w.t, tr: sub, act: make([]action, len(sub.nodes)), secrets: w.secrets}
+		for k := range sub.nodes {
+			n := &sub.nodes[k]
+			switch {
+			case sw.isReference(k):
+				sw.reference(k, false)
+			case n.kind == kString && suspicious(n.str):
+				if !w.extract(n.str, ptr, depth+1) {
+					return false
+				}
+			}
+		}
+		for _, r := range sw.refs {
+			r.pointer = ptr
+			w.refs = append(w.refs, r)
+		}
+		w.invalid = append(w.invalid, sw.invalid...)
+		pos = start + end
+	}
+	return true
 }
 
 // withhold holds node i for the user. Its strings join the scrub set, and
@@ -399,9 +479,21 @@ func (w *walker) collect(i int) {
 	}
 }
 
+// secret adds s to the scrub set, with the forms JSON text nested in
+// strings spells it in (each level escapes it again), so a string that
+// holds JSON is scrubbed too.
 func (w *walker) secret(s string) {
-	if s != "" {
+	for range maxEmbeddedDepth + 1 {
+		if s == "" {
+			return
+		}
 		w.secrets[s] = struct{}{}
+		esc := string(appendString(nil, s))
+		esc = esc[1 : len(esc)-1]
+		if esc == s {
+			return
+		}
+		s = esc
 	}
 }
 

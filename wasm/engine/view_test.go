@@ -250,6 +250,36 @@ func TestRules(t *testing.T) {
 			refs: 1,
 		},
 		{
+			name: "c a reference written as JSON in a text item",
+			def:  ``,
+			kind: Returned, data: `{"content":[{"type":"text","text":"{\"type\":\"secret_reference\",\"id\":\"ID-emb1\",\"label\":\"key\",\"redeemUrl\":\"/redeem/ID-emb1\"}"}]}`,
+			secrets: []string{"ID-emb1", "/redeem/"}, refs: 1,
+		},
+		{
+			name: "c a reference written as JSON inside prose in a string value",
+			def:  ``,
+			kind: Returned, data: `["Here it is: {\"type\":\"secret_reference\",\"id\":\"ID-emb2\",\"label\":\"key\",\"redeemUrl\":\"/redeem/ID-emb2\"} enjoy"]`,
+			secrets: []string{"ID-emb2", "/redeem/"}, visible: []string{"Here it is"}, refs: 1,
+		},
+		{
+			name: "c a reference as JSON in JSON in a text item",
+			def:  ``,
+			kind: Returned, data: `{"content":[{"type":"text","text":"{\"wrapped\":\"{\\\"type\\\":\\\"secret_reference\\\",\\\"id\\\":\\\"ID-emb3\\\",\\\"label\\\":\\\"k\\\",\\\"redeemUrl\\\":\\\"/redeem/ID-emb3\\\"}\"}"}]}`,
+			secrets: []string{"ID-emb3", "/redeem/"}, refs: 1,
+		},
+		{
+			name: "c prose that mentions secret_reference is no reference",
+			def:  ``,
+			kind: Returned, data: `{"note":"a secret_reference is an object; see the docs","other":"kept"}`,
+			passAsText: true,
+		},
+		{
+			name: "c a string result of prose holding a reference as JSON",
+			def:  ``,
+			kind: Text, data: `Created. {"type":"secret_reference","id":"ID-emb4","label":"key","redeemUrl":"/redeem/ID-emb4"}`,
+			secrets: []string{"ID-emb4", "/redeem/"}, visible: []string{"Created."}, refs: 1,
+		},
+		{
 			name: "d scrub removes a reference id mirrored in text",
 			def:  ``,
 			kind: Returned, data: `{"content":[{"type":"text","text":"key ref_mirror at /redeem/ref_mirror"},` + ref("ref_mirror", "/redeem/ref_mirror", "") + `]}`,
@@ -454,6 +484,15 @@ func TestSchemaConstructs(t *testing.T) {
 			require.NotEmpty(t, res.Items, "nothing held for the user")
 		})
 	}
+}
+
+func TestLargeStringWithReferenceFailsClosed(t *testing.T) {
+	e := New(&Options{Origin: testOrigin, MaxOutputBytes: 64})
+	mustRegister(t, e, `{"name":"p","description":"d"}`)
+	big := `{"type":"secret_reference","id":"ID-big","label":"k","redeemUrl":"/r/ID-big","pad":"` + strings.Repeat("x", 100) + `"}`
+	res := e.Output("p", Outcome{Kind: Text, Data: big})
+	require.NotNil(t, res.Err, "a string over the cap that may hold a reference")
+	assert.NotContains(t, res.Err.Message, "ID-big")
 }
 
 func TestSensitiveOutputSize(t *testing.T) {
