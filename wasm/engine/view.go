@@ -745,7 +745,13 @@ func (w *walker) build() Result {
 		if visible {
 			value = w.emit(make([]byte, 0, len(w.tr.src)), 0, s)
 			b = append(b, ',')
-			b = appendText(b, value)
+			if w.tr.nodes[0].kind == kString {
+				// A string result is its own text, not its JSON.
+				text, _ := s.scrub(w.tr.nodes[0].str)
+				b = appendText(b, []byte(text))
+			} else {
+				b = appendText(b, value)
+			}
 		}
 		b = w.listReferences(b, s)
 		b = append(b, ']')

@@ -277,7 +277,7 @@ func TestRules(t *testing.T) {
 			name: "c a string result of prose holding a reference as JSON",
 			def:  ``,
 			kind: Text, data: `Created. {"type":"secret_reference","id":"ID-emb4","label":"key","redeemUrl":"/redeem/ID-emb4"}`,
-			secrets: []string{"ID-emb4", "/redeem/"}, visible: []string{"Created."}, refs: 1,
+			secrets: []string{"ID-emb4", "/redeem/"}, visible: []string{`"text":"Created. {`}, refs: 1,
 		},
 		{
 			name: "d scrub removes a reference id mirrored in text",
