@@ -10,7 +10,8 @@
 // and veil-secrets.js too when the document has a <veil-secrets> element.
 // data-veil-mode="worker" or "main" on the script tag forces one mode;
 // data-veil-hold-ttl="600" sets how many seconds withheld values are kept
-// for the user (10 minutes by default).
+// for the user (10 minutes by default); data-veil-redeem-path="/redeem/"
+// makes every secret_reference's redeemUrl start with that path.
 /// <reference path="./webmcp.d.ts" />
 'use strict';
 (() => {
@@ -133,10 +134,12 @@
   };
 
   const holdTTL = Number(script?.dataset.veilHoldTtl);
+  const redeemPath = script?.dataset.veilRedeemPath;
   const init = call('init', {
     origin: location.origin,
     baseURL: document.baseURI,
     ...(holdTTL > 0 && { holdTTLms: holdTTL * 1000 }),
+    ...(redeemPath && { redeemPath }),
   });
 
   const ready = (async () => {

@@ -172,6 +172,7 @@ type initHeader struct {
 	MaxOutputBytes   int     `json:"maxOutputBytes"`
 	HoldTTLms        float64 `json:"holdTTLms"`
 	MaxReferenceTTLs float64 `json:"maxReferenceTTLs"`
+	RedeemPath       string  `json:"redeemPath"`
 }
 
 // init creates the engine. Calling it again replaces the engine and drops
@@ -185,6 +186,7 @@ func (s *server) init(header string) (string, string) {
 		Origin:          hd.Origin,
 		BaseURL:         hd.BaseURL,
 		MaxOutputBytes:  hd.MaxOutputBytes,
+		RedeemPath:      hd.RedeemPath,
 		HoldTTL:         time.Duration(hd.HoldTTLms * float64(time.Millisecond)),
 		MaxReferenceTTL: time.Duration(hd.MaxReferenceTTLs * float64(time.Second)),
 		Regexp:          compileRegexp,

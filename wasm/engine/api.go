@@ -44,6 +44,11 @@ type Options struct {
 	// MaxReferenceTTL clamps a secret_reference's ttl. Zero means
 	// DefaultMaxReferenceTTL.
 	MaxReferenceTTL time.Duration
+	// RedeemPath, when set, is the path every redeemUrl must start with
+	// (say "/redeem/"). Without it any path on the page's origin will do,
+	// and a reference that untrusted content wrote can send the user's
+	// Reveal click, with cookies, to any GET endpoint of the site.
+	RedeemPath string
 	// HoldTTL is how long withheld values are kept for the user. Zero means
 	// DefaultHoldTTL.
 	HoldTTL time.Duration

@@ -619,6 +619,16 @@ func (e *Engine) resolveRedeemURL(raw string) (string, string) {
 	if u.Opaque != "" || !strings.EqualFold(u.Scheme, e.origin.Scheme) || !strings.EqualFold(u.Host, e.origin.Host) {
 		return "", "redeemUrl is not on the page's origin"
 	}
+	// Browsers read %2e%2e as "..", which Go's parser leaves in the path:
+	// no dot segment may remain, so the path checked is the path fetched.
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return "", "redeemUrl has a dot segment"
+		}
+	}
+	if p := e.opts.RedeemPath; p != "" && !strings.HasPrefix(u.Path, p) {
+		return "", "redeemUrl is not under the page's redeem path"
+	}
 	u.Fragment = ""
 	u.RawFragment = ""
 	return (&url.URL{Scheme: e.origin.Scheme, Host: e.origin.Host, Path: u.Path, RawPath: u.RawPath, RawQuery: u.RawQuery}).String(), ""

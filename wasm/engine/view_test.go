@@ -515,6 +515,32 @@ func TestThrowMatchesChromium(t *testing.T) {
 	assert.Equal(t, &Error{Name: "UnknownError", Message: toolFailed}, res.Err, "a throw is reported as Chromium does, without the message")
 }
 
+func TestRedeemPath(t *testing.T) {
+	e := New(&Options{Origin: testOrigin, RedeemPath: "/redeem/"})
+	mustRegister(t, e, `{"name":"p","description":"d"}`)
+	for _, tt := range []struct {
+		url   string
+		valid bool
+	}{
+		{"/redeem/abc", true},
+		{"https://app.example/redeem/abc?x=1", true},
+		{"/account/delete?yes=1", false},
+		{"/redeemx/abc", false},
+		{"/redeem/../account/delete", false},
+		{"/redeem/%2e%2e/account/delete", false},
+		{"/redeem/%2E./account/delete", false},
+	} {
+		res := e.Output("p", Outcome{Kind: Returned, Data: `{"type":"secret_reference","id":"id1","label":"L","redeemUrl":"` + tt.url + `"}`})
+		require.Nil(t, res.Err)
+		_, m := decodeView(t, res.Agent)
+		if tt.valid {
+			assert.Equal(t, 1, m.References, "redeemUrl %q is under the redeem path", tt.url)
+		} else {
+			assert.Equal(t, 1, m.Invalid, "redeemUrl %q is not under the redeem path", tt.url)
+		}
+	}
+}
+
 func TestOriginUnknownRejectsReferences(t *testing.T) {
 	e := New(nil)
 	mustRegister(t, e, `{"name":"p","description":"d"}`)
