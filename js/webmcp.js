@@ -24,6 +24,9 @@
   const FAILURE = '{"error":{"name":"OperationError","message":"engine failure"}}';
   // How long the engine may take over one output before the call fails.
   const OUTPUT_TIMEOUT = 30000;
+  // ENGINE_TIMEOUT bounds every op, start-up included; output has its own,
+  // shorter bound.
+  const ENGINE_TIMEOUT = 60000;
   const noop = () => {};
   const str = (v) => `${v}`;
   const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
@@ -51,12 +54,23 @@
 
   /**
    * call sends one op to the engine. It resolves with the parsed reply
-   * header and the raw reply body; it never rejects.
+   * header and the raw reply body; it never rejects. A reply that never
+   * comes (a Worker that died without a word) resolves as a failure after
+   * ENGINE_TIMEOUT, so no call hangs.
    * @returns {Promise<[any, string]>}
    */
   const call = (op, header = {}, body = '') =>
     new Promise((resolve) => {
-      const r = { op, header: JSON.stringify(header), body, resolve: ([h, b]) => resolve([JSON.parse(h), b]) };
+      const timer = setTimeout(() => resolve([JSON.parse(FAILURE), '']), ENGINE_TIMEOUT);
+      const r = {
+        op,
+        header: JSON.stringify(header),
+        body,
+        resolve: ([h, b]) => {
+          clearTimeout(timer);
+          resolve([JSON.parse(h), b]);
+        },
+      };
       send ? send(r) : queue.push(r);
     });
 
