@@ -148,16 +148,13 @@ const (
 )
 
 type reference struct {
-	node     int
-	pointer  string
-	label    string
-	ttl      string // JSON number text, or ""
-	ttlSecs  float64
-	redeem   string // absolute URL
-	visible  bool
-	rawID    string
-	rawURL   string
-	resolved string
+	node    int
+	pointer string
+	label   string
+	ttl     string // JSON number text, or ""
+	ttlSecs float64
+	redeem  string // absolute URL
+	visible bool
 }
 
 // walker decides, in one pass, what happens to every node.
