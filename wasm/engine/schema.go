@@ -88,6 +88,9 @@ type compiledSchema struct {
 	// anySensitive reports whether any reachable subschema has
 	// "x-sensitive": true.
 	anySensitive bool
+	// fast validates parsed trees without the library, where it can
+	// (check.go); nil where it cannot.
+	fast *fastSchema
 
 	mu     sync.Mutex
 	states map[string]*sstate
@@ -127,6 +130,7 @@ func compileSchema(doc any, name string, re jsonschema.RegexpEngine) (*compiledS
 	}
 	cs.collect(root)
 	cs.start = cs.intern([]*jsonschema.Schema{root}, nil)
+	cs.fast = compileFast(root)
 	return cs, nil
 }
 
@@ -624,6 +628,15 @@ func (st *sstate) item(i int) transition {
 	t := transition{st: st.cs.intern(pos, neg), declared: declared}
 	st.items[idx] = t
 	return t
+}
+
+// conforms reports whether node i of tr is valid against the schema: by
+// the fast path where it applies and says so, by the library otherwise.
+func (cs *compiledSchema) conforms(tr *tree, i int) bool {
+	if cs.fast != nil && cs.fast.valid(tr, i) {
+		return true
+	}
+	return cs.validate(tr.value(i)) == nil
 }
 
 // validate validates a decoded value and describes the first failure.

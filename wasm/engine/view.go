@@ -188,7 +188,7 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 		if w.target < 0 {
 			return Result{Err: t.failure("the result has no structuredContent to match the outputSchema")}
 		}
-		if f := t.output.validate(tr.value(w.target)); f != nil {
+		if !t.output.conforms(tr, w.target) {
 			return Result{Err: t.failure("the output does not match the outputSchema")}
 		}
 	}

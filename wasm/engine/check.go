@@ -1,0 +1,565 @@
+package engine
+
+import (
+	"math/big"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// This file validates a parsed tree directly against a compiled schema,
+// without building the map[string]any that jsonschema/v6 validates: for a
+// 1 MiB output that map and the library's walk over it cost several times
+// the rest of the view under WebAssembly.
+//
+// It is a fast path, never the authority. It covers the keywords whose
+// meaning for a parsed tree is plain (types, properties, items, lengths,
+// bounds, patterns, string enums, the in-place applicators) and reads them
+// from jsonschema/v6's compiled *jsonschema.Schema, so the library still
+// does all the compiling: drafts, $ref resolution, the page's RegExp. A
+// schema using anything else gets no fast path. And the fast path only
+// ever says "valid": when it finds a value invalid, the library validates
+// the same value and has the last word (and writes the message). A test
+// and a fuzz target hold the two to the same answers.
+
+// fastSchema is a compiled subschema the tree validator reads.
+type fastSchema struct {
+	// always, never: a boolean schema.
+	always, never bool
+	// types is a set of kind bits, 0 for any; integer admits numbers
+	// whose value is an integer.
+	types   uint8
+	integer bool
+	enum    []constant
+	hasEnum bool
+
+	// In-place applicators.
+	ref                  *fastSchema
+	allOf, anyOf, oneOf  []*fastSchema
+	not, cond, then, els *fastSchema
+
+	// Objects.
+	required     []string
+	properties   map[string]*fastSchema
+	patterns     []patternSchema
+	additional   *fastSchema
+	noAdditional bool
+
+	// Arrays: prefix schemas, then rest (or none allowed past the prefix).
+	minItems, maxItems int
+	prefix             []*fastSchema
+	rest               *fastSchema
+	noRest             bool
+
+	// Strings.
+	minLength, maxLength int
+	pattern              jsonschema.Regexp
+
+	// Numbers.
+	minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf *big.Rat
+}
+
+type patternSchema struct {
+	re jsonschema.Regexp
+	s  *fastSchema
+}
+
+// constant is a string, boolean or null value of enum or const.
+type constant struct {
+	kind kind
+	str  string
+	b    bool
+}
+
+// fastFields are the fields of jsonschema.Schema the fast path reads, and
+// the ones that never change a value's validity (annotations, identity).
+// A schema with any other field set gets no fast path, so a keyword a
+// later version of the library adds is never skipped silently.
+var fastFields = map[string]bool{
+	"Bool": true, "Types": true, "Enum": true, "Const": true,
+	"Ref": true, "Not": true, "AllOf": true, "AnyOf": true, "OneOf": true, "If": true, "Then": true, "Else": true,
+	"Required": true, "Properties": true, "PatternProperties": true, "AdditionalProperties": true,
+	"MinItems": true, "MaxItems": true, "Items": true, "AdditionalItems": true, "PrefixItems": true, "Items2020": true,
+	"MinLength": true, "MaxLength": true, "Pattern": true,
+	"Maximum": true, "Minimum": true, "ExclusiveMaximum": true, "ExclusiveMinimum": true, "MultipleOf": true,
+	"Extensions": true,
+	// Never change validity.
+	"DraftVersion": true, "Location": true, "ID": true, "Anchor": true, "DynamicAnchor": true, "RecursiveAnchor": true,
+	"Title": true, "Description": true, "Default": true, "Comment": true, "ReadOnly": true, "WriteOnly": true,
+	"Examples": true, "Deprecated": true,
+}
+
+// compileFast returns the fast form of root, or nil when some reachable
+// subschema uses what the fast path does not cover.
+func compileFast(root *jsonschema.Schema) *fastSchema {
+	if inPlaceCycle(root) {
+		// The library reports a $ref cycle that never moves into the
+		// value; the fast path would never end.
+		return nil
+	}
+	b := fastBuilder{done: map[*jsonschema.Schema]*fastSchema{}}
+	f := b.build(root)
+	if b.unsupported {
+		return nil
+	}
+	return f
+}
+
+type fastBuilder struct {
+	done        map[*jsonschema.Schema]*fastSchema
+	unsupported bool
+}
+
+func (b *fastBuilder) build(s *jsonschema.Schema) *fastSchema {
+	if s == nil || b.unsupported {
+		return nil
+	}
+	if f, ok := b.done[s]; ok {
+		return f
+	}
+	f := &fastSchema{minItems: -1, maxItems: -1, minLength: -1, maxLength: -1}
+	b.done[s] = f
+	if !b.supported(s) {
+		b.unsupported = true
+		return nil
+	}
+	if s.Bool != nil {
+		f.always, f.never = *s.Bool, !*s.Bool
+		return f
+	}
+	if s.Types != nil {
+		for _, t := range s.Types.ToStrings() {
+			switch t {
+			case "null":
+				f.types |= 1 << kNull
+			case "boolean":
+				f.types |= 1 << kBool
+			case "number":
+				f.types |= 1 << kNumber
+			case "integer":
+				f.integer = true
+			case "string":
+				f.types |= 1 << kString
+			case "array":
+				f.types |= 1 << kArray
+			case "object":
+				f.types |= 1 << kObject
+			default:
+				b.unsupported = true
+			}
+		}
+	}
+	if s.Enum != nil {
+		f.hasEnum = true
+		for _, v := range s.Enum.Values {
+			f.enum = append(f.enum, b.constant(v))
+		}
+	}
+	if s.Const != nil {
+		// const is an enum of one.
+		if f.hasEnum {
+			b.unsupported = true
+		}
+		f.hasEnum = true
+		f.enum = []constant{b.constant(*s.Const)}
+	}
+	f.ref = b.build(s.Ref)
+	f.allOf = b.list(s.AllOf)
+	f.anyOf = b.list(s.AnyOf)
+	f.oneOf = b.list(s.OneOf)
+	f.not = b.build(s.Not)
+	f.cond = b.build(s.If)
+	f.then = b.build(s.Then)
+	f.els = b.build(s.Else)
+
+	f.required = s.Required
+	if len(s.Properties) > 0 {
+		f.properties = make(map[string]*fastSchema, len(s.Properties))
+		for k, sub := range s.Properties {
+			f.properties[k] = b.build(sub)
+		}
+	}
+	for re, sub := range s.PatternProperties {
+		f.patterns = append(f.patterns, patternSchema{re: re, s: b.build(sub)})
+	}
+	switch a := s.AdditionalProperties.(type) {
+	case nil:
+	case bool:
+		f.noAdditional = !a
+	case *jsonschema.Schema:
+		f.additional = b.build(a)
+	default:
+		b.unsupported = true
+	}
+
+	if s.MinItems != nil {
+		f.minItems = *s.MinItems
+	}
+	if s.MaxItems != nil {
+		f.maxItems = *s.MaxItems
+	}
+	if s.DraftVersion >= 2020 {
+		f.prefix = b.list(s.PrefixItems)
+		f.rest = b.build(s.Items2020)
+	} else {
+		// As the library reads items and additionalItems before 2020-12.
+		switch items := s.Items.(type) {
+		case nil:
+			b.additionalItems(f, s.AdditionalItems)
+		case *jsonschema.Schema:
+			f.rest = b.build(items)
+		case []*jsonschema.Schema:
+			f.prefix = b.list(items)
+			b.additionalItems(f, s.AdditionalItems)
+		default:
+			b.unsupported = true
+		}
+	}
+
+	if s.MinLength != nil {
+		f.minLength = *s.MinLength
+	}
+	if s.MaxLength != nil {
+		f.maxLength = *s.MaxLength
+	}
+	f.pattern = s.Pattern
+	f.minimum, f.maximum = s.Minimum, s.Maximum
+	f.exclusiveMinimum, f.exclusiveMaximum = s.ExclusiveMinimum, s.ExclusiveMaximum
+	f.multipleOf = s.MultipleOf
+	return f
+}
+
+func (b *fastBuilder) additionalItems(f *fastSchema, a any) {
+	switch a := a.(type) {
+	case nil:
+	case bool:
+		f.noRest = !a
+	case *jsonschema.Schema:
+		f.rest = b.build(a)
+	default:
+		b.unsupported = true
+	}
+}
+
+func (b *fastBuilder) list(l []*jsonschema.Schema) []*fastSchema {
+	if len(l) == 0 {
+		return nil
+	}
+	out := make([]*fastSchema, len(l))
+	for i, s := range l {
+		out[i] = b.build(s)
+	}
+	return out
+}
+
+// constant converts an enum or const value; numbers, arrays and objects
+// compare by value in the library and get no fast path.
+func (b *fastBuilder) constant(v any) constant {
+	switch v := v.(type) {
+	case nil:
+		return constant{kind: kNull}
+	case bool:
+		return constant{kind: kBool, b: v}
+	case string:
+		return constant{kind: kString, str: v}
+	}
+	b.unsupported = true
+	return constant{}
+}
+
+// supported reports whether every field s sets is one the fast path reads
+// or one that never changes validity.
+func (b *fastBuilder) supported(s *jsonschema.Schema) bool {
+	if s.Ref != nil && s.DraftVersion < 2019 {
+		// Before 2019-09, $ref hides some of its siblings, not all.
+		return false
+	}
+	for _, ext := range s.Extensions {
+		if _, ok := ext.(sensitiveExt); !ok {
+			return false
+		}
+	}
+	v := reflect.ValueOf(s).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		fld := t.Field(i)
+		if !fld.IsExported() || fastFields[fld.Name] {
+			continue
+		}
+		if !v.Field(i).IsZero() {
+			return false
+		}
+	}
+	return true
+}
+
+// inPlaceCycle reports whether the applicators that stay at the same
+// value ($ref, allOf, anyOf, oneOf, not, if, then, else) form a cycle
+// anywhere in the schema.
+func inPlaceCycle(root *jsonschema.Schema) bool {
+	var all []*jsonschema.Schema
+	seen := map[*jsonschema.Schema]bool{}
+	var collect func(s *jsonschema.Schema)
+	collect = func(s *jsonschema.Schema) {
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		all = append(all, s)
+		eachSubschema(s, collect)
+	}
+	collect(root)
+
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make(map[*jsonschema.Schema]int, len(all))
+	var visit func(s *jsonschema.Schema) bool
+	visit = func(s *jsonschema.Schema) bool {
+		if s == nil {
+			return false
+		}
+		switch color[s] {
+		case grey:
+			return true
+		case black:
+			return false
+		}
+		color[s] = grey
+		for _, x := range slices.Concat([]*jsonschema.Schema{s.Ref, s.Not, s.If, s.Then, s.Else}, s.AllOf, s.AnyOf, s.OneOf) {
+			if visit(x) {
+				return true
+			}
+		}
+		color[s] = black
+		return false
+	}
+	for _, s := range all {
+		if visit(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// valid reports whether node i of tr is valid against f. It errs toward
+// "invalid" (duplicate member names are each checked, where the library
+// keeps the last), never toward "valid".
+func (f *fastSchema) valid(tr *tree, i int) bool {
+	if f.always {
+		return true
+	}
+	if f.never {
+		return false
+	}
+	n := &tr.nodes[i]
+	if f.types != 0 || f.integer {
+		ok := f.types&(1<<n.kind) != 0 || (f.integer && n.kind == kNumber && isIntegerText(tr.text(i)))
+		if !ok {
+			return false
+		}
+	}
+	if f.hasEnum && !f.inEnum(tr, i) {
+		return false
+	}
+	if f.ref != nil && !f.ref.valid(tr, i) {
+		return false
+	}
+	switch n.kind {
+	case kObject:
+		if !f.validObject(tr, i) {
+			return false
+		}
+	case kArray:
+		if !f.validArray(tr, i) {
+			return false
+		}
+	case kString:
+		if !f.validString(n.str) {
+			return false
+		}
+	case kNumber:
+		if !f.validNumber(tr.text(i)) {
+			return false
+		}
+	}
+	for _, s := range f.allOf {
+		if !s.valid(tr, i) {
+			return false
+		}
+	}
+	if len(f.anyOf) > 0 {
+		matched := false
+		for _, s := range f.anyOf {
+			if s.valid(tr, i) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return false
+		}
+	}
+	if len(f.oneOf) > 0 {
+		matched := 0
+		for _, s := range f.oneOf {
+			if s.valid(tr, i) {
+				matched++
+			}
+		}
+		if matched != 1 {
+			return false
+		}
+	}
+	if f.not != nil && f.not.valid(tr, i) {
+		return false
+	}
+	if f.cond != nil {
+		if f.cond.valid(tr, i) {
+			if f.then != nil && !f.then.valid(tr, i) {
+				return false
+			}
+		} else if f.els != nil && !f.els.valid(tr, i) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *fastSchema) inEnum(tr *tree, i int) bool {
+	n := &tr.nodes[i]
+	for _, c := range f.enum {
+		if c.kind != n.kind {
+			continue
+		}
+		switch n.kind {
+		case kNull:
+			return true
+		case kBool:
+			if c.b == (tr.src[n.start] == 't') {
+				return true
+			}
+		case kString:
+			if c.str == n.str {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (f *fastSchema) validObject(tr *tree, i int) bool {
+	for _, name := range f.required {
+		if tr.member(i, name) < 0 {
+			return false
+		}
+	}
+	if f.properties == nil && f.patterns == nil && f.additional == nil && !f.noAdditional {
+		return true
+	}
+	for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
+		key := tr.nodes[j].key
+		evaluated := false
+		if s, ok := f.properties[key]; ok {
+			evaluated = true
+			if !s.valid(tr, j) {
+				return false
+			}
+		}
+		for _, p := range f.patterns {
+			if p.re.MatchString(key) {
+				evaluated = true
+				if !p.s.valid(tr, j) {
+					return false
+				}
+			}
+		}
+		if !evaluated {
+			if f.noAdditional {
+				return false
+			}
+			if f.additional != nil && !f.additional.valid(tr, j) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (f *fastSchema) validArray(tr *tree, i int) bool {
+	if f.minItems >= 0 || f.maxItems >= 0 {
+		n := tr.count(i)
+		if (f.minItems >= 0 && n < f.minItems) || (f.maxItems >= 0 && n > f.maxItems) {
+			return false
+		}
+	}
+	if f.prefix == nil && f.rest == nil && !f.noRest {
+		return true
+	}
+	k := 0
+	for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
+		switch {
+		case k < len(f.prefix):
+			if !f.prefix[k].valid(tr, j) {
+				return false
+			}
+		case f.noRest:
+			return false
+		case f.rest != nil:
+			if !f.rest.valid(tr, j) {
+				return false
+			}
+		}
+		k++
+	}
+	return true
+}
+
+func (f *fastSchema) validString(s string) bool {
+	if f.minLength >= 0 || f.maxLength >= 0 {
+		n := utf8.RuneCountInString(s)
+		if (f.minLength >= 0 && n < f.minLength) || (f.maxLength >= 0 && n > f.maxLength) {
+			return false
+		}
+	}
+	return f.pattern == nil || f.pattern.MatchString(s)
+}
+
+func (f *fastSchema) validNumber(text string) bool {
+	if f.minimum == nil && f.maximum == nil && f.exclusiveMinimum == nil && f.exclusiveMaximum == nil && f.multipleOf == nil {
+		return true
+	}
+	// The library compares the number's text as an exact rational.
+	num, ok := new(big.Rat).SetString(text)
+	if !ok {
+		return false
+	}
+	switch {
+	case f.minimum != nil && num.Cmp(f.minimum) < 0,
+		f.maximum != nil && num.Cmp(f.maximum) > 0,
+		f.exclusiveMinimum != nil && num.Cmp(f.exclusiveMinimum) <= 0,
+		f.exclusiveMaximum != nil && num.Cmp(f.exclusiveMaximum) >= 0:
+		return false
+	}
+	if f.multipleOf != nil {
+		if f.multipleOf.Sign() == 0 || !new(big.Rat).Quo(num, f.multipleOf).IsInt() {
+			return false
+		}
+	}
+	return true
+}
+
+// isIntegerText reports whether a JSON number's text has an integer value,
+// as the library decides it (1.0 and 1e2 are integers).
+func isIntegerText(text string) bool {
+	if !strings.ContainsAny(text, ".eE") {
+		return true
+	}
+	r, ok := new(big.Rat).SetString(text)
+	return ok && r.IsInt()
+}
