@@ -122,7 +122,7 @@ func (s *server) dispatch(op, header, body string) (string, string) {
 		r := e.Output(hd.Name, engine.Outcome{Kind: hd.Kind, Data: body, Call: hd.Call})
 		return reply(outputReply{
 			CallID:    r.CallID,
-			Held:      len(r.Items),
+			Held:      r.Held,
 			Invalid:   nonNil(r.Invalid),
 			Error:     r.Err,
 			Trust:     r.Trust,

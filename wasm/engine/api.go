@@ -130,8 +130,9 @@ type Result struct {
 	Err *Error
 	// CallID identifies the call's held items.
 	CallID string
-	// Items lists what was held for the user's reveal flow.
-	Items []Item
+	// Held counts the items held for the user's reveal flow; Engine.Items
+	// lists them (a call can hold thousands, so they are not listed here).
+	Held int
 	// Invalid says why each invalid secret_reference was withheld; the
 	// page hears it, the agent does not.
 	Invalid []string

@@ -41,7 +41,7 @@ func Example() {
 	fmt.Println("agent sees:", view.StructuredContent)
 	fmt.Println("withheld:", view.Meta[engine.MetaKey]["withheld"])
 
-	revealed, _ := e.Reveal(res.Items[0].Handle)
+	revealed, _ := e.Reveal(e.Items()[0].Handle)
 	fmt.Println("user reveals:", revealed.Value)
 	// Output:
 	// agent sees: map[id:key_123]

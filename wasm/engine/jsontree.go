@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -439,17 +438,39 @@ func (t *tree) text(i int) string { return t.src[t.nodes[i].start:t.nodes[i].end
 func (t *tree) memberText(i int) string { return t.src[t.nodes[i].keyStart:t.nodes[i].end] }
 
 // pointer returns the JSON Pointer of node i.
-func (t *tree) pointer(i int) string {
-	var toks []string
-	for ; t.nodes[i].parent >= 0; i = int(t.nodes[i].parent) {
-		if t.nodes[t.nodes[i].parent].kind == kObject {
-			toks = append(toks, t.nodes[i].key)
-		} else {
-			toks = append(toks, strconv.Itoa(int(t.nodes[i].index)))
+func (t *tree) pointer(i int) string { return string(t.appendPointer(nil, i)) }
+
+// appendPointer appends the JSON Pointer of node i to b.
+func (t *tree) appendPointer(b []byte, i int) []byte {
+	n := &t.nodes[i]
+	if n.parent < 0 {
+		return b
+	}
+	b = append(t.appendPointer(b, int(n.parent)), '/')
+	if t.nodes[n.parent].kind != kObject {
+		return strconv.AppendInt(b, int64(n.index), 10)
+	}
+	for k := 0; k < len(n.key); k++ {
+		switch c := n.key[k]; c {
+		case '~':
+			b = append(b, '~', '0')
+		case '/':
+			b = append(b, '~', '1')
+		default:
+			b = append(b, c)
 		}
 	}
-	slices.Reverse(toks)
-	return pointer(toks)
+	return b
+}
+
+// needsEscape reports whether appendString writes s with escapes.
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return true
+		}
+	}
+	return false
 }
 
 // value builds the generic value of node i in the form jsonschema/v6

@@ -210,7 +210,7 @@ func TestResolve(t *testing.T) {
 	res := e.Output("read_file", Outcome{Kind: Text, Data: "sk-live-123456", Call: d.Call})
 	require.Nil(t, res.Err)
 	assertNoLeak(t, res.Agent, "sk-live-123456")
-	require.Len(t, res.Items, 1, "the value is held for the user")
+	require.Len(t, heldItems(e, res), 1, "the value is held for the user")
 
 	// Another call of the same tool is not.
 	d, err = e.Decide("read_file", `{"path":"/README"}`, Resolution{Annotations: `{"returnMetadata":{"source":"internal","sensitivity":"none"}}`})
@@ -274,7 +274,7 @@ func TestSensitivityMapping(t *testing.T) {
 			require.Nil(t, res.Err)
 			if tt.withheld {
 				assertNoLeak(t, res.Agent, "s3cr3t-v4lue")
-				assert.Len(t, res.Items, 1)
+				assert.Len(t, heldItems(e, res), 1)
 			} else {
 				assert.Equal(t, `{"value":"s3cr3t-v4lue"}`, res.Agent)
 			}

@@ -169,6 +169,7 @@ type walker struct {
 	refs     []reference
 	invalid  []string
 	secrets  map[string]struct{}
+	scrubber *scrubber // for secrets, once withholdNames has settled it
 	mode     mode
 	isResult bool // the output is a CallToolResult
 	target   int  // the node outputSchema describes, or -1
@@ -232,6 +233,9 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 func (w *walker) withholdNames() {
 	for {
 		s := newScrubber(w.secrets)
+		// Until it finds a name to withhold, it is the scrubber for the
+		// final set.
+		w.scrubber = s
 		if !s.any {
 			return
 		}
@@ -485,12 +489,11 @@ func (w *walker) secret(s string) {
 			return
 		}
 		w.secrets[s] = struct{}{}
-		esc := string(appendString(nil, s))
-		esc = esc[1 : len(esc)-1]
-		if esc == s {
+		if !needsEscape(s) {
 			return
 		}
-		s = esc
+		esc := string(appendString(nil, s))
+		s = esc[1 : len(esc)-1]
 	}
 }
 
@@ -644,10 +647,21 @@ func (w *walker) build() Result {
 		size += int(w.tr.nodes[h].end - w.tr.nodes[h].start)
 	}
 	c.buf = make([]byte, 0, size)
-	pointers := make([]string, 0, len(w.held))
-	for _, h := range w.held {
-		ptr := w.tr.pointer(h)
-		pointers = append(pointers, ptr)
+	// The pointers share one buffer, which is never written again.
+	ptrs := make([]byte, 0, 16*len(w.held))
+	ends := make([]int, len(w.held))
+	for k, h := range w.held {
+		ptrs = w.tr.appendPointer(ptrs, h)
+		ends[k] = len(ptrs)
+	}
+	all := unsafe.String(unsafe.SliceData(ptrs), len(ptrs))
+	pointers := make([]string, len(w.held))
+	for k, h := range w.held {
+		ptr := all[:ends[k]]
+		if k > 0 {
+			ptr = all[ends[k-1]:ends[k]]
+		}
+		pointers[k] = ptr
 		n := &w.tr.nodes[h]
 		value := w.tr.text(h)
 		if n.kind == kString {
@@ -668,11 +682,14 @@ func (w *walker) build() Result {
 		}
 		c.holdReference(r.label, r.pointer, exp, by, r.redeem)
 	}
-	items := c.list()
+	held := c.live
 	w.e.mu.Unlock()
 
 	w.markDirty()
-	s := newScrubber(w.secrets)
+	s := w.scrubber
+	if s == nil {
+		s = newScrubber(w.secrets)
+	}
 	b := make([]byte, 0, 2*len(w.tr.src)+1024)
 	notice := []byte(w.notice())
 	// A pointer names members; a name can be a withheld string (a
@@ -772,7 +789,7 @@ func (w *walker) build() Result {
 		b = append(b, `}}`...)
 	}
 	// b is never written again, so the view can share its bytes.
-	return Result{Agent: unsafe.String(unsafe.SliceData(b), len(b)), CallID: c.id, Items: items, Invalid: w.invalid}
+	return Result{Agent: unsafe.String(unsafe.SliceData(b), len(b)), CallID: c.id, Held: held, Invalid: w.invalid}
 }
 
 // listReferences appends, in text mode, the references that stood inside

@@ -93,7 +93,7 @@ func TestPassThroughByteForByte(t *testing.T) {
 			require.Nil(t, res.Err, "Output(%s)", data)
 			assert.Equal(t, data, res.Agent, "Output(%q, %s) must pass byte for byte", tool, data)
 			assert.True(t, res.Unchanged, "Output(%q, %s) says the view is the data", tool, data)
-			assert.Empty(t, res.Items)
+			assert.Empty(t, heldItems(e, res))
 		}
 	}
 	res := e.Output("plain", Outcome{Kind: Text, Data: "raw text {not json"})
@@ -415,8 +415,9 @@ func TestRules(t *testing.T) {
 			assert.Equal(t, tt.refs, m.References, "references")
 			assert.Equal(t, tt.invalid, m.Invalid, "invalid references")
 			assert.Len(t, res.Invalid, tt.invalid, "the page hears of invalid references")
-			assert.Len(t, res.Items, len(tt.pointers)+tt.refs, "held items")
-			for _, it := range res.Items {
+			assert.Len(t, heldItems(e, res), len(tt.pointers)+tt.refs, "held items")
+			assert.Equal(t, len(tt.pointers)+tt.refs, res.Held, "held count")
+			for _, it := range heldItems(e, res) {
 				got, err := e.Reveal(it.Handle)
 				require.NoError(t, err)
 				assert.Equal(t, it.Kind, got.Kind)
@@ -481,7 +482,7 @@ func TestSchemaConstructs(t *testing.T) {
 			if tt.visible != "" {
 				assert.Contains(t, res.Agent, tt.visible, "a non-sensitive value is withheld")
 			}
-			require.NotEmpty(t, res.Items, "nothing held for the user")
+			require.NotEmpty(t, heldItems(e, res), "nothing held for the user")
 		})
 	}
 }
