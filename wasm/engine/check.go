@@ -380,7 +380,7 @@ func (f *fastSchema) valid(tr *tree, i int) bool {
 			return false
 		}
 	case kString:
-		if !f.validString(n.str) {
+		if !f.validString(tr.str(i)) {
 			return false
 		}
 	case kNumber:
@@ -445,7 +445,7 @@ func (f *fastSchema) inEnum(tr *tree, i int) bool {
 				return true
 			}
 		case kString:
-			if c.str == n.str {
+			if c.str == tr.str(i) {
 				return true
 			}
 		}
@@ -463,7 +463,7 @@ func (f *fastSchema) validObject(tr *tree, i int) bool {
 		return true
 	}
 	for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
-		key := tr.nodes[j].key
+		key := tr.key(j)
 		evaluated := false
 		if s, ok := f.properties[key]; ok {
 			evaluated = true

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file holds a small JSON reader built for the agent view. A tool's
@@ -33,12 +34,13 @@ func (k kind) String() string {
 }
 
 // node is one JSON value. Nodes are stored in pre-order: a container's
-// children follow it, and next is the index just past its subtree.
+// children follow it, and next is the index just past its subtree. A node
+// holds no pointers, so the garbage collector never scans a tree's nodes.
 type node struct {
 	// key is the decoded member name when the parent is an object.
-	key string
+	key span
 	// str is the decoded value of a string.
-	str string
+	str span
 	// keyStart is the offset of the member name's opening quote; the
 	// member's text is src[keyStart:end]. Outside objects it is start.
 	keyStart int32
@@ -53,11 +55,29 @@ type node struct {
 	kind   kind
 }
 
+// span locates a decoded string: src[lo:hi] when it had no escapes (most
+// do, and cost no copy), dec[^lo:hi] when it had.
+type span struct{ lo, hi int32 }
+
 // tree is a parsed JSON text. nodes[0] is the root.
 type tree struct {
 	src   string
+	dec   string
 	nodes []node
 }
+
+func (t *tree) span(s span) string {
+	if s.lo >= 0 {
+		return t.src[s.lo:s.hi]
+	}
+	return t.dec[^s.lo:s.hi]
+}
+
+// key returns the decoded member name of node i ("" outside objects).
+func (t *tree) key(i int) string { return t.span(t.nodes[i].key) }
+
+// str returns the decoded value of string node i.
+func (t *tree) str(i int) string { return t.span(t.nodes[i].str) }
 
 // parsePrefix parses the JSON value at the start of src and returns it
 // with the offset just past it; what follows is not read.
@@ -66,10 +86,10 @@ func parsePrefix(src string) (*tree, int, error) {
 		return nil, 0, errors.New("the text is too large")
 	}
 	p := &parser{src: src, nodes: make([]node, 0, 8), parent: -1}
-	if err := p.value("", -1); err != nil {
+	if err := p.value(span{}, -1); err != nil {
 		return nil, 0, err
 	}
-	return &tree{src: src, nodes: p.nodes}, p.pos, nil
+	return p.tree(), p.pos, nil
 }
 
 // maxDepth bounds nesting so hostile output cannot exhaust the stack.
@@ -81,6 +101,7 @@ type parser struct {
 	src   string
 	pos   int
 	nodes []node
+	dec   []byte // decoded strings that had escapes
 	depth int
 	// parent is the container being parsed and count its children so far.
 	parent int32
@@ -97,14 +118,19 @@ func parseTree(src string) (*tree, error) {
 	}
 	p := &parser{src: src, nodes: make([]node, 0, 16+len(src)/24), parent: -1}
 	p.skipSpace()
-	if err := p.value("", -1); err != nil {
+	if err := p.value(span{}, -1); err != nil {
 		return nil, err
 	}
 	p.skipSpace()
 	if p.pos != len(src) {
 		return nil, p.errorf("unexpected data after the top-level value")
 	}
-	return &tree{src: src, nodes: p.nodes}, nil
+	return p.tree(), nil
+}
+
+func (p *parser) tree() *tree {
+	// dec is never written again, so the tree can share its bytes.
+	return &tree{src: p.src, dec: unsafe.String(unsafe.SliceData(p.dec), len(p.dec)), nodes: p.nodes}
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -124,7 +150,7 @@ func (p *parser) skipSpace() {
 
 // value parses the value at p.pos, with the member name key (and the
 // offset of its quote) when inside an object.
-func (p *parser) value(key string, keyStart int) error {
+func (p *parser) value(key span, keyStart int) error {
 	if p.pos >= len(p.src) {
 		return p.errorf("unexpected end of input")
 	}
@@ -293,7 +319,7 @@ func (p *parser) array() error {
 		return nil
 	}
 	for {
-		if err := p.value("", -1); err != nil {
+		if err := p.value(span{}, -1); err != nil {
 			return err
 		}
 		p.skipSpace()
@@ -313,41 +339,45 @@ func (p *parser) array() error {
 	}
 }
 
-// string parses a JSON string at p.pos and returns its decoded value. A
-// string without escapes is a substring of src and costs no copy.
-func (p *parser) string() (string, error) {
+// string parses a JSON string at p.pos and locates its decoded value. A
+// string without escapes is a span of src and costs no copy.
+func (p *parser) string() (span, error) {
 	p.pos++ // opening quote
 	start := p.pos
-	for p.pos < len(p.src) {
-		c := p.src[p.pos]
-		switch {
-		case c == '"':
-			s := p.src[start:p.pos]
-			p.pos++
-			return s, nil
-		case c == '\\':
-			return p.escapedString(start)
-		case c < 0x20:
-			return "", p.errorf("control character in string")
+	src := p.src
+	for i := start; i < len(src); i++ {
+		c := src[i]
+		if c == '"' {
+			p.pos = i + 1
+			return span{int32(start), int32(i)}, nil
 		}
-		p.pos++
+		if c == '\\' {
+			p.pos = i
+			return p.escapedString(start)
+		}
+		if c < 0x20 {
+			p.pos = i
+			return span{}, p.errorf("control character in string")
+		}
 	}
-	return "", p.errorf("unterminated string")
+	p.pos = len(src)
+	return span{}, p.errorf("unterminated string")
 }
 
-func (p *parser) escapedString(start int) (string, error) {
-	var b strings.Builder
-	b.WriteString(p.src[start:p.pos])
+func (p *parser) escapedString(start int) (span, error) {
+	from := len(p.dec)
+	b := append(p.dec, p.src[start:p.pos]...)
+	defer func() { p.dec = b }()
 	for p.pos < len(p.src) {
 		c := p.src[p.pos]
 		switch {
 		case c == '"':
 			p.pos++
-			return b.String(), nil
+			return span{^int32(from), int32(len(b))}, nil
 		case c < 0x20:
-			return "", p.errorf("control character in string")
+			return span{}, p.errorf("control character in string")
 		case c != '\\':
-			b.WriteByte(c)
+			b = append(b, c)
 			p.pos++
 			continue
 		}
@@ -359,21 +389,21 @@ func (p *parser) escapedString(start int) (string, error) {
 		p.pos++
 		switch e {
 		case '"', '\\', '/':
-			b.WriteByte(e)
+			b = append(b, e)
 		case 'b':
-			b.WriteByte('\b')
+			b = append(b, '\b')
 		case 'f':
-			b.WriteByte('\f')
+			b = append(b, '\f')
 		case 'n':
-			b.WriteByte('\n')
+			b = append(b, '\n')
 		case 'r':
-			b.WriteByte('\r')
+			b = append(b, '\r')
 		case 't':
-			b.WriteByte('\t')
+			b = append(b, '\t')
 		case 'u':
 			r, ok := p.hex4()
 			if !ok {
-				return "", p.errorf("invalid \\u escape")
+				return span{}, p.errorf("invalid \\u escape")
 			}
 			if utf16.IsSurrogate(r) {
 				// A pair decodes to one rune; a lone surrogate, which
@@ -383,7 +413,7 @@ func (p *parser) escapedString(start int) (string, error) {
 					p.pos += 2
 					if r2, ok := p.hex4(); ok {
 						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-							b.WriteRune(d)
+							b = utf8.AppendRune(b, d)
 							continue
 						}
 					}
@@ -391,12 +421,12 @@ func (p *parser) escapedString(start int) (string, error) {
 				}
 				r = utf8.RuneError
 			}
-			b.WriteRune(r)
+			b = utf8.AppendRune(b, r)
 		default:
-			return "", p.errorf("invalid escape")
+			return span{}, p.errorf("invalid escape")
 		}
 	}
-	return "", p.errorf("unterminated string")
+	return span{}, p.errorf("unterminated string")
 }
 
 func (p *parser) hex4() (rune, bool) {
@@ -424,7 +454,7 @@ func (t *tree) children(i int, f func(j int)) {
 func (t *tree) member(i int, key string) int {
 	found := -1
 	for j := i + 1; j < int(t.nodes[i].next); j = int(t.nodes[j].next) {
-		if t.nodes[j].key == key {
+		if t.key(j) == key {
 			found = j
 		}
 	}
@@ -450,8 +480,9 @@ func (t *tree) appendPointer(b []byte, i int) []byte {
 	if t.nodes[n.parent].kind != kObject {
 		return strconv.AppendInt(b, int64(n.index), 10)
 	}
-	for k := 0; k < len(n.key); k++ {
-		switch c := n.key[k]; c {
+	key := t.key(i)
+	for k := 0; k < len(key); k++ {
+		switch c := key[k]; c {
 		case '~':
 			b = append(b, '~', '0')
 		case '/':
@@ -485,7 +516,7 @@ func (t *tree) value(i int) any {
 	case kNumber:
 		return json.Number(t.src[n.start:n.end])
 	case kString:
-		return n.str
+		return t.str(i)
 	case kArray:
 		arr := make([]any, 0, t.count(i))
 		for j := i + 1; j < int(n.next); j = int(t.nodes[j].next) {
@@ -495,7 +526,7 @@ func (t *tree) value(i int) any {
 	default:
 		obj := make(map[string]any, t.count(i))
 		for j := i + 1; j < int(n.next); j = int(t.nodes[j].next) {
-			obj[t.nodes[j].key] = t.value(j)
+			obj[t.key(j)] = t.value(j)
 		}
 		return obj
 	}

@@ -43,17 +43,17 @@ func spotlight(tool, agent string, raw, skip, malicious bool, marker string) str
 	var texts []string
 	for k := content + 1; k < int(tr.nodes[content].next); k = int(tr.nodes[k].next) {
 		typ, text := tr.member(k, "type"), tr.member(k, "text")
-		if tr.nodes[k].kind != kObject || typ < 0 || tr.nodes[typ].str != "text" || text < 0 || tr.nodes[text].kind != kString ||
+		if tr.nodes[k].kind != kObject || typ < 0 || tr.str(typ) != "text" || text < 0 || tr.nodes[text].kind != kString ||
 			(skip && tr.nodes[k].index == 0) {
 			b = append(append(b, ','), tr.text(k)...)
 			continue
 		}
-		texts = append(texts, tr.nodes[text].str)
-		b = appendWrapped(b, marker, tr.nodes[text].str)
+		texts = append(texts, tr.str(text))
+		b = appendWrapped(b, marker, tr.str(text))
 	}
 	isError, meta := -1, -1
 	for j := 1; j < len(tr.nodes); j = int(tr.nodes[j].next) {
-		switch n := &tr.nodes[j]; n.key {
+		switch key := tr.key(j); key {
 		case "content":
 		case "isError":
 			isError = j
@@ -63,7 +63,7 @@ func spotlight(tool, agent string, raw, skip, malicious bool, marker string) str
 			// structuredContent and the rest: as text, unless a text item
 			// already says the same.
 			text := tr.memberText(j)
-			if n.key == "structuredContent" {
+			if key == "structuredContent" {
 				text = tr.text(j)
 			}
 			if !slices.Contains(texts, text) {

@@ -246,7 +246,7 @@ func (w *walker) withholdNames() {
 				i = int(tr.nodes[i].next)
 				continue
 			}
-			if p := tr.nodes[i].parent; p >= 0 && tr.nodes[p].kind == kObject && s.contains(tr.nodes[i].key) {
+			if p := tr.nodes[i].parent; p >= 0 && tr.nodes[p].kind == kObject && s.contains(tr.key(i)) {
 				w.withhold(i)
 				found = true
 				i = int(tr.nodes[i].next)
@@ -264,7 +264,7 @@ func (w *walker) withholdNames() {
 func (w *walker) result(start *sstate) {
 	tr := w.tr
 	tr.children(0, func(j int) {
-		switch key := tr.nodes[j].key; {
+		switch key := tr.key(j); {
 		case key == "content":
 			tr.children(j, w.contentItem)
 		case key == "structuredContent":
@@ -290,7 +290,7 @@ func (w *walker) contentItem(k int) {
 		w.walk(k, nil, true)
 	case w.mode == textMode && w.isText(k):
 		// Text items reach the agent, scrubbed.
-		if text := w.tr.member(k, "text"); suspicious(w.tr.nodes[text].str) {
+		if text := w.tr.member(k, "text"); suspicious(w.tr.str(text)) {
 			w.embedded(text, k)
 		}
 	default:
@@ -305,7 +305,7 @@ func (w *walker) isText(k int) bool {
 	}
 	typ := tr.member(k, "type")
 	text := tr.member(k, "text")
-	if typ < 0 || tr.nodes[typ].kind != kString || tr.nodes[typ].str != "text" || text < 0 || tr.nodes[text].kind != kString {
+	if typ < 0 || tr.nodes[typ].kind != kString || tr.str(typ) != "text" || text < 0 || tr.nodes[text].kind != kString {
 		return false
 	}
 	// Only type and text: anything else rides along unseen.
@@ -339,7 +339,7 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 		}
 		st = st.withMembers(func(yield func(string) bool) {
 			for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
-				if !yield(tr.nodes[j].key) {
+				if !yield(tr.key(j)) {
 					return
 				}
 			}
@@ -348,15 +348,15 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 			// The member names are sensitive: the object goes whole, and
 			// its names join the scrub set, so no pointer names them.
 			w.withhold(i)
-			tr.children(i, func(j int) { w.secret(tr.nodes[j].key) })
+			tr.children(i, func(j int) { w.secret(tr.key(j)) })
 			return
 		}
 		tr.children(i, func(j int) {
-			t := st.member(tr.nodes[j].key)
+			t := st.member(tr.key(j))
 			w.walk(j, t.st, t.declared)
 		})
 	case kString:
-		if suspicious(n.str) {
+		if suspicious(tr.str(i)) {
 			w.embedded(i, i)
 		}
 	case kArray:
@@ -394,7 +394,7 @@ const (
 // secret_reference is no reference. When the search goes past its bounds,
 // node at (the string, or the item holding it) is withheld whole.
 func (w *walker) embedded(i, at int) {
-	if !w.extract(w.tr.nodes[i].str, w.tr.pointer(i), 0) {
+	if !w.extract(w.tr.str(i), w.tr.pointer(i), 0) {
 		w.withhold(at)
 	}
 }
@@ -426,8 +426,8 @@ func (w *walker) extract(s, ptr string, depth int) bool {
 			switch {
 			case sw.isReference(k):
 				sw.reference(k, false)
-			case n.kind == kString && suspicious(n.str):
-				if !w.extract(n.str, ptr, depth+1) {
+			case n.kind == kString && suspicious(sub.str(k)):
+				if !w.extract(sub.str(k), ptr, depth+1) {
 					return false
 				}
 			}
@@ -456,7 +456,7 @@ func (w *walker) collect(i int) {
 	n := &w.tr.nodes[i]
 	switch n.kind {
 	case kString:
-		w.secret(n.str)
+		w.secret(w.tr.str(i))
 	case kNumber:
 		// Short numbers would strip every such digit from the view.
 		if t := w.tr.text(i); len(t) >= 4 {
@@ -468,7 +468,7 @@ func (w *walker) collect(i int) {
 			// scrubbed; every other field is.
 			w.reference(i, false)
 			w.tr.children(i, func(j int) {
-				if k := w.tr.nodes[j].key; k != "label" && k != "type" {
+				if k := w.tr.key(j); k != "label" && k != "type" {
 					w.collect(j)
 				}
 			})
@@ -504,7 +504,7 @@ func (w *walker) isReference(i int) bool {
 		return false
 	}
 	typ := w.tr.member(i, "type")
-	return typ >= 0 && w.tr.nodes[typ].kind == kString && w.tr.nodes[typ].str == "secret_reference"
+	return typ >= 0 && w.tr.nodes[typ].kind == kString && w.tr.str(typ) == "secret_reference"
 }
 
 func (w *walker) hasReference(i int) bool {
@@ -531,7 +531,7 @@ func (w *walker) reference(i int, visible bool) {
 		if j < 0 || tr.nodes[j].kind != kString {
 			return "", false
 		}
-		return tr.nodes[j].str, true
+		return tr.str(j), true
 	}
 	id, idOK := str("id")
 	rawURL, urlOK := str("redeemUrl")
@@ -665,7 +665,7 @@ func (w *walker) build() Result {
 		n := &w.tr.nodes[h]
 		value := w.tr.text(h)
 		if n.kind == kString {
-			value = n.str
+			value = w.tr.str(h)
 		}
 		c.holdValue(w.label(ptr), ptr, now.Add(w.e.opts.HoldTTL), value)
 	}
@@ -718,7 +718,7 @@ func (w *walker) build() Result {
 			n := &w.tr.nodes[j]
 			sep()
 			b = append(b, w.tr.src[n.keyStart:n.start]...)
-			switch n.key {
+			switch w.tr.key(j) {
 			case "content":
 				b = append(b, '[')
 				b = appendText(b, notice)
@@ -771,7 +771,7 @@ func (w *walker) build() Result {
 			b = append(b, ',')
 			if w.tr.nodes[0].kind == kString {
 				// A string result is its own text, not its JSON.
-				text, _ := s.scrub(w.tr.nodes[0].str)
+				text, _ := s.scrub(w.tr.str(0))
 				b = appendText(b, []byte(text))
 			} else {
 				b = appendText(b, value)
@@ -903,7 +903,7 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	}
 	switch n.kind {
 	case kString:
-		if c, ok := s.scrub(n.str); ok {
+		if c, ok := s.scrub(tr.str(i)); ok {
 			return appendString(b, c)
 		}
 		return append(b, tr.src[n.start:n.end]...)
