@@ -1027,45 +1027,60 @@ func (s *scrubber) match(str string, i int) int {
 	return 0
 }
 
-// contains reports whether str holds a withheld string.
-func (s *scrubber) contains(str string) bool {
+// find returns where the first withheld string in str at or after from
+// starts, and the length of the longest one there; -1 when there is none.
+// It slides a four-byte window over str and looks closer only where the
+// bloom filter or the first-byte table lets a secret start.
+func (s *scrubber) find(str string, from int) (int, int) {
 	if !s.any {
-		return false
+		return -1, 0
 	}
-	for i := 0; i < len(str); i++ {
-		if s.match(str, i) > 0 {
-			return true
+	n := len(str)
+	long := s.long != nil
+	var w uint32
+	if long && n-from >= 4 {
+		w = (uint32(str[from]) | uint32(str[from+1])<<8 | uint32(str[from+2])<<16) << 8
+	}
+	for i := from; i < n; i++ {
+		maybe := s.first[str[i]]
+		if long && i+4 <= n {
+			w = w>>8 | uint32(str[i+3])<<24
+			bi := bloomIndex(w)
+			maybe = maybe || s.bloom[bi/64]&(1<<(bi%64)) != 0
+		}
+		if maybe {
+			if m := s.match(str, i); m > 0 {
+				return i, m
+			}
 		}
 	}
-	return false
+	return -1, 0
+}
+
+// contains reports whether str holds a withheld string.
+func (s *scrubber) contains(str string) bool {
+	i, _ := s.find(str, 0)
+	return i >= 0
 }
 
 // scrub returns str without any withheld string, and whether it changed.
 // Removing one can join the halves of another, so it repeats until
 // nothing changes.
 func (s *scrubber) scrub(str string) (string, bool) {
-	if !s.any {
-		return str, false
-	}
 	changed := false
 	for {
-		var b []byte
-		for i := 0; i < len(str); {
-			if n := s.match(str, i); n > 0 {
-				if b == nil {
-					b = append(make([]byte, 0, len(str)), str[:i]...)
-				}
-				i += n
-				continue
-			}
-			if b != nil {
-				b = append(b, str[i])
-			}
-			i++
-		}
-		if b == nil {
+		i, m := s.find(str, 0)
+		if i < 0 {
 			return str, changed
 		}
+		b := make([]byte, 0, len(str))
+		last := 0
+		for i >= 0 {
+			b = append(b, str[last:i]...)
+			last = i + m
+			i, m = s.find(str, last)
+		}
+		b = append(b, str[last:]...)
 		str, changed = string(b), true
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -550,4 +551,56 @@ func TestOriginUnknownRejectsReferences(t *testing.T) {
 	_, m := decodeView(t, res.Agent)
 	assert.Equal(t, 1, m.Invalid)
 	assertNoLeak(t, res.Agent, "x1", "/r")
+}
+
+// TestScrubberMatchesNaive holds the scrubber's windowed search to a
+// plain one: at each position, drop the longest withheld string there.
+func TestScrubberMatchesNaive(t *testing.T) {
+	naive := func(secrets []string, str string) string {
+		for {
+			var b strings.Builder
+			for i := 0; i < len(str); {
+				best := 0
+				for _, x := range secrets {
+					if len(x) > best && strings.HasPrefix(str[i:], x) {
+						best = len(x)
+					}
+				}
+				if best > 0 {
+					i += best
+					continue
+				}
+				b.WriteByte(str[i])
+				i++
+			}
+			if b.String() == str {
+				return str
+			}
+			str = b.String()
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "abcd-/\\\"é"[rng.IntN(10)]
+		}
+		return string(b)
+	}
+	for range 2000 {
+		var secrets []string
+		set := map[string]struct{}{}
+		for range 1 + rng.IntN(4) {
+			x := word(1 + rng.IntN(6))
+			secrets = append(secrets, x)
+			set[x] = struct{}{}
+		}
+		str := word(rng.IntN(40))
+		s := newScrubber(set)
+		got, changed := s.scrub(str)
+		want := naive(secrets, str)
+		require.Equal(t, want, got, "scrub(%q) of %q", str, secrets)
+		assert.Equal(t, want != str, changed)
+		assert.Equal(t, want != str, s.contains(str), "contains(%q) of %q", str, secrets)
+	}
 }
