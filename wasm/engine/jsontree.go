@@ -476,7 +476,14 @@ func (t *tree) appendPointer(b []byte, i int) []byte {
 	if n.parent < 0 {
 		return b
 	}
-	b = append(t.appendPointer(b, int(n.parent)), '/')
+	return t.appendToken(t.appendPointer(b, int(n.parent)), i)
+}
+
+// appendToken appends "/" and the reference token that names node i in
+// its parent, which it must have.
+func (t *tree) appendToken(b []byte, i int) []byte {
+	n := &t.nodes[i]
+	b = append(b, '/')
 	if t.nodes[n.parent].kind != kObject {
 		return strconv.AppendInt(b, int64(n.index), 10)
 	}

@@ -173,6 +173,45 @@ type walker struct {
 	mode     mode
 	isResult bool // the output is a CallToolResult
 	target   int  // the node outputSchema describes, or -1
+	// shapes remembers, per schema state, the member names of the last
+	// object walked there and their transitions: an output repeats one
+	// shape thousands of times.
+	shapes map[*sstate]*objectShape
+}
+
+type objectShape struct {
+	keys  []string
+	trans []transition
+}
+
+// transitions returns the transition of each member of object node i,
+// whose state is st.
+func (w *walker) transitions(st *sstate, i int) []transition {
+	tr := w.tr
+	sh := w.shapes[st]
+	if sh != nil {
+		k := 0
+		for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
+			if k >= len(sh.keys) || sh.keys[k] != tr.key(j) {
+				sh = nil
+				break
+			}
+			k++
+		}
+		if sh != nil && k == len(sh.keys) {
+			return sh.trans
+		}
+	}
+	sh = &objectShape{}
+	for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
+		sh.keys = append(sh.keys, tr.key(j))
+		sh.trans = append(sh.trans, st.member(tr.key(j)))
+	}
+	if w.shapes == nil {
+		w.shapes = map[*sstate]*objectShape{}
+	}
+	w.shapes[st] = sh
+	return sh.trans
 }
 
 func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
@@ -351,10 +390,10 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 			tr.children(i, func(j int) { w.secret(tr.key(j)) })
 			return
 		}
-		tr.children(i, func(j int) {
-			t := st.member(tr.key(j))
-			w.walk(j, t.st, t.declared)
-		})
+		trans := w.transitions(st, i)
+		for k, j := 0, i+1; j < int(n.next); k, j = k+1, int(tr.nodes[j].next) {
+			w.walk(j, trans[k].st, trans[k].declared)
+		}
 	case kString:
 		if suspicious(tr.str(i)) {
 			w.embedded(i, i)
@@ -650,8 +689,20 @@ func (w *walker) build() Result {
 	// The pointers share one buffer, which is never written again.
 	ptrs := make([]byte, 0, 16*len(w.held))
 	ends := make([]int, len(w.held))
+	// Held values are often siblings: their parent's pointer is written
+	// once and copied.
+	parent, from, to := -2, 0, 0
 	for k, h := range w.held {
-		ptrs = w.tr.appendPointer(ptrs, h)
+		switch p := int(w.tr.nodes[h].parent); {
+		case p < 0:
+		case p == parent:
+			ptrs = w.tr.appendToken(append(ptrs, ptrs[from:to]...), h)
+		default:
+			parent, from = p, len(ptrs)
+			ptrs = w.tr.appendPointer(ptrs, p)
+			to = len(ptrs)
+			ptrs = w.tr.appendToken(ptrs, h)
+		}
 		ends[k] = len(ptrs)
 	}
 	all := unsafe.String(unsafe.SliceData(ptrs), len(ptrs))
