@@ -502,14 +502,7 @@ func (t *tree) appendToken(b []byte, i int) []byte {
 }
 
 // needsEscape reports whether appendString writes s with escapes.
-func needsEscape(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
-			return true
-		}
-	}
-	return false
-}
+func needsEscape(s string) bool { return safePrefix(s, 0) < len(s) }
 
 // value builds the generic value of node i in the form jsonschema/v6
 // validates: map[string]any, []any, json.Number, string, bool, nil.
@@ -551,15 +544,12 @@ func (t *tree) count(i int) int {
 // appendString appends s as a JSON string the way JSON.stringify writes it:
 // the short escapes for \b \f \n \r \t " and \\, \u00XX for the other
 // control characters, and everything else as it is.
-func appendString[T string | []byte](b []byte, s T) []byte {
+func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
-	for i := 0; i < len(s); i++ {
+	for i := safePrefix(s, 0); i < len(s); i = safePrefix(s, i+1) {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
 		b = append(b, s[start:i]...)
 		switch c {
 		case '"', '\\':
@@ -581,4 +571,33 @@ func appendString[T string | []byte](b []byte, s T) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// safePrefix returns the index of the first byte at or after i that
+// appendString escapes (a control character, a quote or a backslash), or
+// len(s). It tests eight bytes at a time.
+func safePrefix(s string, i int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	if len(s) >= 8 {
+		p := unsafe.Pointer(unsafe.StringData(s))
+		for ; i <= len(s)-8; i += 8 {
+			x := *(*uint64)(unsafe.Add(p, i))
+			q := x ^ (ones * '"')
+			bs := x ^ (ones * '\\')
+			// A byte below 0x20, or equal to either: the classic
+			// has-less and has-zero tests, exact about whether any is.
+			if ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+				break
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return i
 }

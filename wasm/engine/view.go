@@ -986,7 +986,7 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 
 func appendText(b []byte, text []byte) []byte {
 	b = append(b, `{"type":"text","text":`...)
-	b = appendString(b, text)
+	b = appendString(b, unsafe.String(unsafe.SliceData(text), len(text)))
 	return append(b, '}')
 }
 

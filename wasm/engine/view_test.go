@@ -604,3 +604,54 @@ func TestScrubberMatchesNaive(t *testing.T) {
 		assert.Equal(t, want != str, s.contains(str), "contains(%q) of %q", str, secrets)
 	}
 }
+
+// TestAppendString holds the word-at-a-time escaping to JSON.stringify's
+// rules, byte by byte, at every alignment.
+func TestAppendString(t *testing.T) {
+	reference := func(s string) string {
+		var b strings.Builder
+		b.WriteByte('"')
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '"' || c == '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case c == '\b':
+				b.WriteString(`\b`)
+			case c == '\f':
+				b.WriteString(`\f`)
+			case c == '\n':
+				b.WriteString(`\n`)
+			case c == '\r':
+				b.WriteString(`\r`)
+			case c == '\t':
+				b.WriteString(`\t`)
+			case c < 0x20:
+				fmt.Fprintf(&b, `\u%04x`, c)
+			default:
+				b.WriteByte(c)
+			}
+		}
+		b.WriteByte('"')
+		return b.String()
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("ab\"\\\x00\x1f\x7f\x80\xff é\n\t!#[]")
+	for n := range 40 {
+		for range 200 {
+			b := make([]byte, n)
+			for i := range b {
+				if rng.IntN(4) == 0 {
+					b[i] = alphabet[rng.IntN(len(alphabet))]
+				} else {
+					b[i] = byte(rng.IntN(256))
+				}
+			}
+			s := string(b)
+			require.Equal(t, reference(s), string(appendString(nil, s)), "appendString(%q)", s)
+			assert.Equal(t, reference(s) != `"`+s+`"`, needsEscape(s))
+		}
+	}
+	// JSON.stringify's own output for a sample.
+	assert.Equal(t, `"a\"b\\c\u0001\n é"`, string(appendString(nil, "a\"b\\c\x01\n é")))
+}
