@@ -33,6 +33,15 @@ const modulePath = "github.com/veilmcp/veil"
 // loads them.
 var Files = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil.wasm", "veil-secrets.js", "veil-confirm.js", "webmcp.d.ts"}
 
+// wasmGCFlags keep the compiler from inlining in the libraries that run
+// only at registration or to word an error (JSON Schema compilation and
+// its messages), never on an output's path: that makes veil.wasm about
+// 20 KB smaller in brotli, inside the runtime's 1.3 MB transfer budget.
+var wasmGCFlags = []string{
+	"-gcflags=github.com/santhosh-tekuri/...=-l",
+	"-gcflags=golang.org/x/text/...=-l",
+}
+
 // Dist builds the engine and writes the distribution into outDir, creating
 // it if needed. It needs the module's source (found from this package's
 // location or by walking up from the working directory) and the go
@@ -56,7 +65,7 @@ func Dist(outDir string) error {
 
 	tmp := filepath.Join(out, ".veil.wasm.tmp")
 	defer os.Remove(tmp)
-	cmd := exec.Command(gobin, "build", "-trimpath", "-ldflags=-s -w", "-o", tmp, "./wasm")
+	cmd := exec.Command(gobin, append([]string{"build", "-trimpath", "-ldflags=-s -w"}, append(wasmGCFlags, "-o", tmp, "./wasm")...)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {
