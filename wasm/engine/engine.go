@@ -253,6 +253,14 @@ func (e *Engine) CheckInput(name, input string) error {
 	if t == nil {
 		return &Error{Name: "NotFoundError", Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}
 	}
+	// The common case, a valid input, needs neither encoding/json nor the
+	// library's walk: the reader and the fast path (check.go) say so.
+	// Anything else takes the library's road, which words the error.
+	if tr, err := parseTree(input); err == nil && tr.nodes[0].kind >= kArray {
+		if t.input == nil || (t.input.fast != nil && t.input.fast.valid(tr, 0)) {
+			return nil
+		}
+	}
 	v, err := jsonschema.UnmarshalJSON(strings.NewReader(input))
 	if err != nil {
 		return typeError("executeTool: the input of tool %q is not valid JSON: %v", name, err)
