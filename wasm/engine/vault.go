@@ -30,15 +30,29 @@ type heldCall struct {
 	live  int
 }
 
+// heldItem is one held value or reference. It holds no pointers (its
+// strings are spans of the call's buf), so thousands of them cost the
+// garbage collector nothing to scan.
 type heldItem struct {
-	kind       string // "value" or "reference"; "" once forgotten
-	label      string
-	pointer    string
-	expires    time.Time
-	redeemBy   time.Time
-	start, end int    // the value in buf
-	redeem     string // a reference's URL
+	kind itemKind
+	// expires and redeemBy are Unix times in nanoseconds; redeemBy is 0
+	// when the reference gave no ttl.
+	expires, redeemBy int64
+	// value is the withheld value, or a reference's URL.
+	value, label, pointer bufSpan
 }
+
+type bufSpan struct{ start, end int }
+
+type itemKind uint8
+
+const (
+	forgotten itemKind = iota
+	valueItem
+	referenceItem
+)
+
+func (k itemKind) String() string { return [...]string{"", "value", "reference"}[k] }
 
 func (v *vault) init() {
 	v.calls = map[string]*heldCall{}
@@ -63,30 +77,55 @@ func (v *vault) newCall(tool string) *heldCall {
 	return c
 }
 
-func (c *heldCall) holdValue(label, pointer string, expires time.Time, value string) {
+// add appends s to the call's buffer.
+func (c *heldCall) add(s string) bufSpan {
 	start := len(c.buf)
-	c.buf = append(c.buf, value...)
-	c.items = append(c.items, heldItem{kind: "value", label: label, pointer: pointer, expires: expires, start: start, end: len(c.buf)})
+	c.buf = append(c.buf, s...)
+	return bufSpan{start, len(c.buf)}
+}
+
+func (c *heldCall) text(s bufSpan) string { return string(c.buf[s.start:s.end]) }
+
+// hold appends an item. A label that ends its pointer (the usual case:
+// the last reference token) shares its bytes.
+func (c *heldCall) hold(kind itemKind, label, pointer string, expires, redeemBy time.Time, value string) {
+	it := heldItem{kind: kind, expires: expires.UnixNano(), value: c.add(value), pointer: c.add(pointer)}
+	if !redeemBy.IsZero() {
+		it.redeemBy = redeemBy.UnixNano()
+	}
+	if strings.HasSuffix(pointer, label) {
+		it.label = bufSpan{it.pointer.end - len(label), it.pointer.end}
+	} else {
+		it.label = c.add(label)
+	}
+	c.items = append(c.items, it)
 	c.live++
 }
 
+func (c *heldCall) holdValue(label, pointer string, expires time.Time, value string) {
+	c.hold(valueItem, label, pointer, expires, time.Time{}, value)
+}
+
 func (c *heldCall) holdReference(label, pointer string, expires, redeemBy time.Time, redeem string) {
-	c.items = append(c.items, heldItem{kind: "reference", label: label, pointer: pointer, expires: expires, redeemBy: redeemBy, redeem: redeem})
-	c.live++
+	c.hold(referenceItem, label, pointer, expires, redeemBy, redeem)
 }
 
 func (c *heldCall) item(i int) Item {
 	it := &c.items[i]
-	return Item{
-		Handle: c.id + "." + strconv.Itoa(i), CallID: c.id, Tool: c.tool, Kind: it.kind,
-		Label: it.label, Pointer: it.pointer, Expires: it.expires, RedeemBy: it.redeemBy,
+	out := Item{
+		Handle: c.id + "." + strconv.Itoa(i), CallID: c.id, Tool: c.tool, Kind: it.kind.String(),
+		Label: c.text(it.label), Pointer: c.text(it.pointer), Expires: time.Unix(0, it.expires).UTC(),
 	}
+	if it.redeemBy != 0 {
+		out.RedeemBy = time.Unix(0, it.redeemBy).UTC()
+	}
+	return out
 }
 
 func (c *heldCall) list() []Item {
 	out := make([]Item, 0, c.live)
 	for i := range c.items {
-		if c.items[i].kind != "" {
+		if c.items[i].kind != forgotten {
 			out = append(out, c.item(i))
 		}
 	}
@@ -96,10 +135,10 @@ func (c *heldCall) list() []Item {
 // wipe overwrites and forgets item i.
 func (c *heldCall) wipe(i int) {
 	it := &c.items[i]
-	if it.kind == "" {
+	if it.kind == forgotten {
 		return
 	}
-	clear(c.buf[it.start:it.end])
+	clear(c.buf[it.value.start:it.value.end])
 	*it = heldItem{}
 	c.live--
 }
@@ -115,7 +154,7 @@ func (v *vault) find(handle string) (*heldCall, int, bool) {
 		return nil, 0, false
 	}
 	i, err := strconv.Atoi(handle[dot+1:])
-	if err != nil || i < 0 || i >= len(c.items) || c.items[i].kind == "" || strconv.Itoa(i) != handle[dot+1:] {
+	if err != nil || i < 0 || i >= len(c.items) || c.items[i].kind == forgotten || strconv.Itoa(i) != handle[dot+1:] {
 		return nil, 0, false
 	}
 	return c, i, true
@@ -154,10 +193,10 @@ func (e *Engine) Reveal(handle string) (Revealed, error) {
 		return Revealed{}, &Error{Name: "NotFoundError", Message: "reveal: no item with that handle is held (it may have expired or been forgotten)"}
 	}
 	it := &c.items[i]
-	if it.kind == "reference" {
-		return Revealed{Kind: "reference", RedeemURL: it.redeem}, nil
+	if it.kind == referenceItem {
+		return Revealed{Kind: "reference", RedeemURL: c.text(it.value)}, nil
 	}
-	return Revealed{Kind: "value", Value: string(c.buf[it.start:it.end])}, nil
+	return Revealed{Kind: "value", Value: c.text(it.value)}, nil
 }
 
 // Forget wipes a held item and reports whether it was held.
@@ -183,11 +222,11 @@ func (e *Engine) Sweep() int {
 }
 
 func (e *Engine) sweepLocked() int {
-	now := e.opts.Now()
+	now := e.opts.Now().UnixNano()
 	n := 0
 	for id, c := range e.vault.calls {
 		for i := range c.items {
-			if c.items[i].kind != "" && !now.Before(c.items[i].expires) {
+			if c.items[i].kind != forgotten && now >= c.items[i].expires {
 				c.wipe(i)
 				n++
 			}

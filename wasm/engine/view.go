@@ -685,7 +685,6 @@ func (w *walker) build() Result {
 	for _, h := range w.held {
 		size += int(w.tr.nodes[h].end - w.tr.nodes[h].start)
 	}
-	c.buf = make([]byte, 0, size)
 	// The pointers share one buffer, which is never written again.
 	ptrs := make([]byte, 0, 16*len(w.held))
 	ends := make([]int, len(w.held))
@@ -706,6 +705,7 @@ func (w *walker) build() Result {
 		ends[k] = len(ptrs)
 	}
 	all := unsafe.String(unsafe.SliceData(ptrs), len(ptrs))
+	c.buf = make([]byte, 0, size+len(ptrs))
 	pointers := make([]string, len(w.held))
 	for k, h := range w.held {
 		ptr := all[:ends[k]]
