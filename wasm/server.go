@@ -108,19 +108,15 @@ func (s *server) dispatch(op, header, body string) (string, string) {
 	case "decide", "settle", "configure", "trust", "decisions":
 		return s.riskOp(e, op, header, body)
 	case "output":
-		var hd struct {
-			Name string             `json:"name"`
-			Kind engine.OutcomeKind `json:"kind"`
-			Call string             `json:"call"`
-		}
-		if err := decode(header, &hd); err != nil {
+		hd, err := decodeOutput(header)
+		if err != nil {
 			return errorReply(err), ""
 		}
 		if !knownKind(hd.Kind) {
 			return errorReply(&engine.Error{Name: "TypeError", Message: "veil engine: unknown outcome kind " + string(hd.Kind)}), ""
 		}
 		r := e.Output(hd.Name, engine.Outcome{Kind: hd.Kind, Data: body, Call: hd.Call})
-		return reply(outputReply{
+		rp := outputReply{
 			CallID:    r.CallID,
 			Held:      r.Held,
 			Invalid:   nonNil(r.Invalid),
@@ -128,7 +124,8 @@ func (s *server) dispatch(op, header, body string) (string, string) {
 			Trust:     r.Trust,
 			Malicious: r.Malicious,
 			Same:      r.Unchanged,
-		}), agentBody(r)
+		}
+		return rp.json(), agentBody(r)
 	case "items":
 		return reply(struct {
 			Items []engine.Item `json:"items"`

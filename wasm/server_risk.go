@@ -3,8 +3,6 @@
 package main
 
 import (
-	"encoding/json"
-
 	"github.com/veilmcp/veil/wasm/engine"
 	"github.com/veilmcp/veil/wasm/risk"
 )
@@ -20,12 +18,8 @@ import (
 func (s *server) riskOp(e *engine.Engine, op, header, body string) (string, string) {
 	switch op {
 	case "decide":
-		var hd struct {
-			Name          string          `json:"name"`
-			Resolved      json.RawMessage `json:"resolved"`
-			ResolveFailed bool            `json:"resolveFailed"`
-		}
-		if err := decode(header, &hd); err != nil {
+		hd, err := decodeDecide(header)
+		if err != nil {
 			return errorReply(err), ""
 		}
 		d, err := e.Decide(hd.Name, body, engine.Resolution{Annotations: string(hd.Resolved), Failed: hd.ResolveFailed})
