@@ -1,7 +1,7 @@
 // Package js holds Veil's browser scripts: webmcp.js, the one script a page
-// includes; worker.js, which runs the engine off the main thread;
-// veil-secrets.js, the <veil-secrets> element with which the user reveals
-// what was withheld; veil-confirm.js, the dialog in which the user allows
+// includes; worker.js, which runs the engine off the main thread, or starts
+// it on the main thread where no Worker can run; veil-secrets.js, the
+// <veil-secrets> element with which the user reveals what was withheld; veil-confirm.js, the dialog in which the user allows
 // or declines a risky call; and webmcp.d.ts, their TypeScript types. They are plain modern JavaScript
 // with no build step; [github.com/veilmcp/veil/js/build] writes them, with
 // the engine, into a directory a server can serve.

@@ -107,35 +107,31 @@
       w.postMessage({ exec: here('wasm_exec.js'), wasm: here('veil.wasm') });
     });
 
+  // The engine on the main thread, started by worker.js's own code.
   const startMain = async () => {
     const url = here('veil.wasm');
     const response = fetch(url);
     response.catch(noop);
-    // A script element, not fetch and eval, so a page's CSP can allow it.
+    // Script elements, not fetch and eval, so a page's CSP can allow them.
     // The page may have a Go of its own, from another toolchain: keep it.
     const pageGo = Object.getOwnPropertyDescriptor(globalThis, 'Go');
-    const Go = await new Promise((resolve, reject) => {
-      const s = document.createElement('script');
-      s.src = here('wasm_exec.js');
-      if (script?.nonce) s.nonce = script.nonce;
-      s.onload = () => resolve(globalThis.Go);
-      s.onerror = () => reject(new Error('veil: cannot load wasm_exec.js'));
-      (document.head || document.documentElement).append(s);
-    }).finally(() => (pageGo ? Object.defineProperty(globalThis, 'Go', pageGo) : delete globalThis.Go));
-    const go = new Go();
-    let m;
+    let Go, start;
     try {
-      m = await WebAssembly.instantiateStreaming(response, go.importObject);
-    } catch {
-      // Served without the application/wasm type.
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`veil: fetching veil.wasm: ${res.status}`);
-      m = await WebAssembly.instantiate(await res.arrayBuffer(), go.importObject);
+      for (const name of ['wasm_exec.js', 'worker.js'])
+        await new Promise((resolve, reject) => {
+          const s = document.createElement('script');
+          s.src = here(name);
+          if (script?.nonce) s.nonce = script.nonce;
+          s.onload = resolve;
+          s.onerror = () => reject(new Error(`veil: cannot load ${name}`));
+          (document.head || document.documentElement).append(s);
+        });
+      ({ Go, __veilStart: start } = globalThis);
+    } finally {
+      pageGo ? Object.defineProperty(globalThis, 'Go', pageGo) : delete globalThis.Go;
+      delete globalThis.__veilStart;
     }
-    go.run(m.instance).catch(noop);
-    const fn = globalThis.__veilEngine;
-    delete globalThis.__veilEngine;
-    if (typeof fn !== 'function') throw new Error('veil: the engine did not start');
+    const fn = await start(Go, url, response);
     return (/** @type {Request} */ r) => {
       let reply;
       try {

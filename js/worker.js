@@ -5,16 +5,19 @@
 // The first message names the scripts to load: {exec, wasm}. The worker
 // answers {ready: true} or {error}; after that every message {id, op,
 // header, body} is one engine op, answered with {id, header, body}.
+//
+// Where a Worker can't run, webmcp.js loads this file as a plain script
+// instead and takes start from globalThis.__veilStart, to run the engine
+// on the page's main thread.
 'use strict';
 {
-  const FAILURE = '{"error":{"name":"OperationError","message":"engine failure"}}';
-  let engine = null;
-  let started = false;
-
-  const start = async ({ exec, wasm }) => {
-    const response = fetch(wasm);
-    response.catch(() => {});
-    importScripts(exec);
+  /**
+   * start instantiates veil.wasm from its response, with Go from
+   * wasm_exec.js, and runs it. It resolves with the engine as one
+   * function, (op, header, body) -> [header, body], over the module's
+   * exports (see wasm/main.go).
+   */
+  const start = async (Go, wasm, response) => {
     const go = new Go();
     let m;
     try {
@@ -26,24 +29,56 @@
       m = await WebAssembly.instantiate(await res.arrayBuffer(), go.importObject);
     }
     go.run(m.instance).catch(() => {});
-    engine = globalThis.__veilEngine;
-    delete globalThis.__veilEngine;
-    if (typeof engine !== 'function') throw new Error('veil: the engine did not start');
+    const { veilRequest, veilCall, mem } = m.instance.exports;
+    if (go.exited || !veilCall) throw new Error('veil: the engine did not start');
+    const encoder = new TextEncoder();
+    const decoder = new TextDecoder();
+    // A program that has ended must not be called, nor its answer read.
+    const alive = () => {
+      if (go.exited) throw new Error('veil: the engine has ended');
+    };
+    return (op, header, body) => {
+      alive();
+      // UTF-8 takes at most three bytes per UTF-16 code unit.
+      let p = veilRequest(3 * (op + header + body).length);
+      const args = [op, header, body].flatMap((s) => {
+        const n = encoder.encodeInto(s, new Uint8Array(mem.buffer, p)).written;
+        return [(p += n) - n, n];
+      });
+      const q = veilCall(...args);
+      alive();
+      // The call may have grown the memory: mem.buffer is read after it.
+      const w = new Uint32Array(mem.buffer, q, 4);
+      return [0, 2].map((i) => decoder.decode(new Uint8Array(mem.buffer, w[i], w[i + 1])));
+    };
   };
 
-  self.onmessage = ({ data }) => {
-    if (!started) {
-      started = true;
-      start(data).then(
-        () => postMessage({ ready: true }),
-        (e) => postMessage({ error: String(e?.message ?? e) }),
-      );
-      return;
-    }
-    let reply = [FAILURE, ''];
-    try {
-      if (engine) reply = engine(data.op, data.header, data.body);
-    } catch {}
-    postMessage({ id: data.id, header: reply[0], body: reply[1] });
-  };
+  if (self.document) {
+    globalThis.__veilStart = start;
+  } else {
+    const FAILURE = '{"error":{"name":"OperationError","message":"engine failure"}}';
+    let engine = null;
+    let started = false;
+
+    self.onmessage = ({ data }) => {
+      if (!started) {
+        started = true;
+        (async () => {
+          const response = fetch(data.wasm);
+          response.catch(() => {});
+          importScripts(data.exec);
+          engine = await start(Go, data.wasm, response);
+        })().then(
+          () => postMessage({ ready: true }),
+          (e) => postMessage({ error: String(e?.message ?? e) }),
+        );
+        return;
+      }
+      let reply = [FAILURE, ''];
+      try {
+        if (engine) reply = engine(data.op, data.header, data.body);
+      } catch {}
+      postMessage({ id: data.id, header: reply[0], body: reply[1] });
+    };
+  }
 }

@@ -5,8 +5,8 @@ package main
 import (
 	"encoding/json"
 	"strings"
-	"syscall/js"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -168,38 +168,64 @@ func TestHeldItemOps(t *testing.T) {
 	assert.JSONEq(t, ok, h)
 }
 
-// TestExport calls the engine the way JavaScript does, through the global.
+// callExports calls the engine as JavaScript does: it writes the
+// arguments into the memory veilRequest sets aside and passes them to
+// veilCall. It returns that memory, as the call left it, and the words
+// veilCall answered with.
+func callExports(op, header, body string) (request []byte, words [4]uint32) {
+	n := 3 * (len(op) + len(header) + len(body))
+	p := veilRequest(int32(n))
+	request = unsafe.Slice((*byte)(p), max(n, 1))
+	at := 0
+	arg := func(s string) string {
+		copy(request[at:], s)
+		at += len(s)
+		return unsafe.String((*byte)(unsafe.Add(p, at-len(s))), len(s))
+	}
+	return request, *(*[4]uint32)(veilCall(arg(op), arg(header), arg(body)))
+}
+
+// callExport is callExports checked: the memory JavaScript wrote is
+// wiped, and the words say where the reply is.
+func callExport(t *testing.T, op, header, body string) (string, string) {
+	t.Helper()
+	request, words := callExports(op, header, body)
+	assert.Equal(t, make([]byte, len(request)), request, "the request is wiped once read")
+	h, b := answer.header, answer.body
+	assert.Equal(t, [4]uint32{address(h), uint32(len(h)), address(b), uint32(len(b))}, words, "where the reply is")
+	return h, b
+}
+
+// TestExport calls the engine the way JavaScript does, through the
+// module's exports.
 func TestExport(t *testing.T) {
-	s := &server{}
-	done, release := s.export()
-	defer func() { release() }()
-	fn := js.Global().Get(exportName)
-	require.Equal(t, js.TypeFunction, fn.Type(), "globalThis.%s", exportName)
+	srv = &server{done: make(chan struct{})}
+	defer func() { srv = nil }()
 
-	r := fn.Invoke("init", `{"origin":"https://shop.example"}`, "")
-	require.True(t, js.Global().Get("Array").Call("isArray", r).Bool(), "reply is an array")
-	assert.Equal(t, 2, r.Length())
-	assert.JSONEq(t, ok, r.Index(0).String())
-	assert.Equal(t, "", r.Index(1).String())
+	h, b := callExport(t, "init", `{"origin":"https://shop.example"}`, "")
+	assert.JSONEq(t, ok, h)
+	assert.Empty(t, b)
 
-	r = fn.Invoke("register", js.Undefined(), `{"name":"echo","description":"Echoes"}`)
-	assert.JSONEq(t, ok, r.Index(0).String(), "register with an undefined header")
+	h, _ = callExport(t, "register", "", `{"name":"echo","description":"Échoes «this»"}`)
+	assert.JSONEq(t, ok, h, "register with an empty header")
+	h, b = callExport(t, "output", `{"name":"echo","kind":"text"}`, "")
+	assert.Contains(t, h, `"callId":`)
+	assert.Equal(t, "Operation succeeded", b, "a reply body")
 
-	r = fn.Invoke("input", 42, "{}")
-	assert.Equal(t, "TypeError", errorOf(t, r.Index(0).String())["name"], "a header that is not a string")
+	h, _ = callExport(t, "input", `{"name":7}`, "{}")
+	assert.Equal(t, "TypeError", errorOf(t, h)["name"], "a malformed header")
 
 	select {
-	case <-done:
+	case <-srv.done:
 		t.Fatal("done closed before exit")
 	default:
 	}
-	r = fn.Invoke("exit")
-	assert.JSONEq(t, ok, r.Index(0).String())
-	<-done
-	fn.Invoke("exit") // a second exit must not panic
-	release()
-	assert.True(t, js.Global().Get(exportName).IsUndefined(), "export removed")
-	release = func() {}
+	h, _ = callExport(t, "exit", "", "")
+	assert.JSONEq(t, ok, h)
+	<-srv.done
+	h, b = callExport(t, "exit", "", "") // a second exit must not panic
+	assert.Equal(t, "InvalidStateError", errorOf(t, h)["name"], "an op after exit")
+	assert.Empty(t, b)
 }
 
 // TestPatternPropertiesWithECMAPatterns registers patternProperties whose
@@ -224,29 +250,29 @@ func TestPatternPropertiesWithECMAPatterns(t *testing.T) {
 
 // BenchmarkSmallCall measures the glue's share of one small call: the
 // "decide" and "output" ops with their JSON headers, as the page sends
-// them.
+// them, through the module's exports.
 func BenchmarkSmallCall(b *testing.B) {
-	s := &server{}
-	if h, _ := s.handle("init", `{"origin":"https://app.example","baseURL":"https://app.example/"}`, ""); h != ok {
-		b.Fatal(h)
+	srv = &server{done: make(chan struct{})}
+	defer func() { srv = nil }()
+	if callExports("init", `{"origin":"https://app.example","baseURL":"https://app.example/"}`, ""); answer.header != ok {
+		b.Fatal(answer.header)
 	}
 	def := `{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}`
-	if h, _ := s.handle("register", "", def); h != ok {
-		b.Fatal(h)
+	if callExports("register", "", def); answer.header != ok {
+		b.Fatal(answer.header)
 	}
 	const out = `{"orders":[{"id":1,"total":12.5},{"id":2,"total":3}]}`
 	b.ReportAllocs()
 	for b.Loop() {
-		h, _ := s.handle("decide", `{"name":"t"}`, `{"q":"x"}`)
-		var d struct {
-			Call string `json:"call"`
+		callExports("decide", `{"name":"t"}`, `{"q":"x"}`)
+		_, id, _ := strings.Cut(answer.header, `{"call":"`)
+		id, _, _ = strings.Cut(id, `"`)
+		if id == "" {
+			b.Fatal(answer.header)
 		}
-		if err := json.Unmarshal([]byte(h), &d); err != nil || d.Call == "" {
-			b.Fatal(h)
-		}
-		h, _ = s.handle("output", `{"name":"t","kind":"returned","call":"`+d.Call+`"}`, out)
-		if !strings.Contains(h, `"same":true`) {
-			b.Fatal(h)
+		callExports("output", `{"name":"t","kind":"returned","call":"`+id+`"}`, out)
+		if !strings.Contains(answer.header, `"same":true`) {
+			b.Fatal(answer.header)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"sync/atomic"
-	"syscall/js"
 	"time"
 
 	"github.com/veilmcp/veil/wasm/engine"
@@ -23,29 +22,14 @@ const failure = `{"error":{"name":"OperationError","message":"engine failure"}}`
 // server answers the ops of the JavaScript protocol. Its engine is created
 // by "init".
 type server struct {
-	eng    atomic.Pointer[engine.Engine]
+	eng atomic.Pointer[engine.Engine]
+	// exited is set by the "exit" op; done is then closed.
 	exited bool
+	done   chan struct{}
 }
 
-// call converts the arguments of the exported function and answers it.
-func (s *server) call(args []js.Value) (string, string) {
-	str := func(i int) (string, bool) {
-		if i >= len(args) || args[i].IsUndefined() {
-			return "", true
-		}
-		if args[i].Type() != js.TypeString {
-			return "", false
-		}
-		return args[i].String(), true
-	}
-	op, ok0 := str(0)
-	header, ok1 := str(1)
-	body, ok2 := str(2)
-	if !ok0 || !ok1 || !ok2 {
-		return errorReply(&engine.Error{Name: "TypeError", Message: "veil engine: op, header and body must be strings"}), ""
-	}
-	return s.handle(op, header, body)
-}
+// errExited answers every op after "exit".
+var errExited = &engine.Error{Name: "InvalidStateError", Message: "veil engine: exited"}
 
 // handle answers one op. It never panics.
 func (s *server) handle(op, header, body string) (string, string) {
