@@ -55,23 +55,25 @@
   /**
    * call sends one op to the engine. It resolves with the parsed reply
    * header and the raw reply body; it never rejects. A reply that never
-   * comes (a Worker that died without a word) resolves as a failure after
-   * ENGINE_TIMEOUT, so no call hangs.
+   * comes (a Worker that died without a word) resolves as the header late
+   * after ms, so no call hangs; the engine on this thread answers at once.
    * @returns {Promise<[any, string]>}
    */
-  const call = (op, header = {}, body = '') =>
+  const call = (op, header = {}, body = '', ms = ENGINE_TIMEOUT, late = FAILURE) =>
     new Promise((resolve) => {
-      const timer = setTimeout(() => resolve([JSON.parse(FAILURE), '']), ENGINE_TIMEOUT);
+      let timer;
       const r = {
         op,
         header: JSON.stringify(header),
         body,
         resolve: ([h, b]) => {
           clearTimeout(timer);
+          r.resolve = noop;
           resolve([JSON.parse(h), b]);
         },
       };
       send ? send(r) : queue.push(r);
+      if (r.resolve !== noop) timer = setTimeout(r.resolve, ms, [late, '']);
     });
 
   /** @param {Request} r */
@@ -450,7 +452,7 @@
     setTrust(d.trust);
     emit('decision', freeze(d.entry));
     const id = d.call;
-    const output = (kind, data = '') => call('output', { name, kind, call: id }, data);
+    const output = (kind, data = '', ...late) => call('output', { name, kind, call: id }, data, ...late);
     const step = (state) => progress(id, state && { tool: name, state, slow: d.load.slow });
     const { def } = entry;
     const request = freeze({ call: id, tool: name, title: def.title || def.annotations?.title || name, description: def.description, rule: d.rule, facts: d.facts, trust });
@@ -545,13 +547,7 @@
           sent = data;
           // The name may now belong to another registration, with other rules.
           if (entry.gone) throw new DOMException(`executeTool: tool ${q} was unregistered while it ran`, 'UnknownError');
-          let timer;
-          return Promise.race([
-            output(kind, data),
-            new Promise((_, fail) => {
-              timer = setTimeout(() => fail(new DOMException('veil: the engine did not answer in time', 'OperationError')), OUTPUT_TIMEOUT);
-            }),
-          ]).finally(() => clearTimeout(timer));
+          return output(kind, data, OUTPUT_TIMEOUT, '{"error":{"name":"OperationError","message":"veil: the engine did not answer in time"}}');
         })
         .then(([h, b]) => {
           if (done) return;
