@@ -66,7 +66,7 @@ func New(opts *Options) *Engine {
 			e.base = b
 		}
 	}
-	e.vault.init()
+	e.vault.init(e.opts.Now())
 	e.risk.init()
 	return e
 }

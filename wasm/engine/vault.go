@@ -20,11 +20,16 @@ type vault struct {
 	// cryptographic source, is a cryptographically strong generator and
 	// costs no call into JavaScript per id.
 	rng *mrand.ChaCha8
+	// epoch is when the vault started; items keep their times as offsets
+	// from it, which keeps the monotonic clock's reading (a change of the
+	// wall clock neither keeps nor drops anything).
+	epoch time.Time
 }
 
 type heldCall struct {
 	id    string
 	tool  string
+	epoch time.Time
 	buf   []byte
 	items []heldItem
 	live  int
@@ -35,9 +40,9 @@ type heldCall struct {
 // garbage collector nothing to scan.
 type heldItem struct {
 	kind itemKind
-	// expires and redeemBy are Unix times in nanoseconds; redeemBy is 0
-	// when the reference gave no ttl.
-	expires, redeemBy int64
+	// expires and redeemBy are offsets from the vault's epoch; redeemBy
+	// is 0 when the reference gave no ttl.
+	expires, redeemBy time.Duration
 	// value is the withheld value, or a reference's URL.
 	value, label, pointer bufSpan
 }
@@ -54,8 +59,9 @@ const (
 
 func (k itemKind) String() string { return [...]string{"", "value", "reference"}[k] }
 
-func (v *vault) init() {
+func (v *vault) init(now time.Time) {
 	v.calls = map[string]*heldCall{}
+	v.epoch = now
 	var s [32]byte
 	if err := seed(s[:]); err != nil {
 		panic("engine: no randomness for handles: " + err.Error())
@@ -72,7 +78,7 @@ func (v *vault) newID() string {
 
 // newCall starts the held items of one call. The engine's lock is held.
 func (v *vault) newCall(tool string) *heldCall {
-	c := &heldCall{id: v.newID(), tool: tool}
+	c := &heldCall{id: v.newID(), tool: tool, epoch: v.epoch}
 	v.calls[c.id] = c
 	return c
 }
@@ -89,9 +95,9 @@ func (c *heldCall) text(s bufSpan) string { return string(c.buf[s.start:s.end]) 
 // hold appends an item. A label that ends its pointer (the usual case:
 // the last reference token) shares its bytes.
 func (c *heldCall) hold(kind itemKind, label, pointer string, expires, redeemBy time.Time, value string) {
-	it := heldItem{kind: kind, expires: expires.UnixNano(), value: c.add(value), pointer: c.add(pointer)}
+	it := heldItem{kind: kind, expires: expires.Sub(c.epoch), value: c.add(value), pointer: c.add(pointer)}
 	if !redeemBy.IsZero() {
-		it.redeemBy = redeemBy.UnixNano()
+		it.redeemBy = redeemBy.Sub(c.epoch)
 	}
 	if strings.HasSuffix(pointer, label) {
 		it.label = bufSpan{it.pointer.end - len(label), it.pointer.end}
@@ -114,10 +120,10 @@ func (c *heldCall) item(i int) Item {
 	it := &c.items[i]
 	out := Item{
 		Handle: c.id + "." + strconv.Itoa(i), CallID: c.id, Tool: c.tool, Kind: it.kind.String(),
-		Label: c.text(it.label), Pointer: c.text(it.pointer), Expires: time.Unix(0, it.expires).UTC(),
+		Label: c.text(it.label), Pointer: c.text(it.pointer), Expires: c.epoch.Add(it.expires),
 	}
 	if it.redeemBy != 0 {
-		out.RedeemBy = time.Unix(0, it.redeemBy).UTC()
+		out.RedeemBy = c.epoch.Add(it.redeemBy)
 	}
 	return out
 }
@@ -222,7 +228,7 @@ func (e *Engine) Sweep() int {
 }
 
 func (e *Engine) sweepLocked() int {
-	now := e.opts.Now().UnixNano()
+	now := e.opts.Now().Sub(e.vault.epoch)
 	n := 0
 	for id, c := range e.vault.calls {
 		for i := range c.items {
