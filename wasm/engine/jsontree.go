@@ -487,18 +487,7 @@ func (t *tree) appendToken(b []byte, i int) []byte {
 	if t.nodes[n.parent].kind != kObject {
 		return strconv.AppendInt(b, int64(n.index), 10)
 	}
-	key := t.key(i)
-	for k := 0; k < len(key); k++ {
-		switch c := key[k]; c {
-		case '~':
-			b = append(b, '~', '0')
-		case '/':
-			b = append(b, '~', '1')
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
+	return append(b, escapePointer(t.key(i))...)
 }
 
 // needsEscape reports whether appendString writes s with escapes.

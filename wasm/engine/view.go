@@ -707,11 +707,10 @@ func (w *walker) build() Result {
 	all := unsafe.String(unsafe.SliceData(ptrs), len(ptrs))
 	c.buf = make([]byte, 0, size+len(ptrs))
 	pointers := make([]string, len(w.held))
+	start := 0
 	for k, h := range w.held {
-		ptr := all[:ends[k]]
-		if k > 0 {
-			ptr = all[ends[k-1]:ends[k]]
-		}
+		ptr := all[start:ends[k]]
+		start = ends[k]
 		pointers[k] = ptr
 		n := &w.tr.nodes[h]
 		value := w.tr.text(h)
