@@ -134,13 +134,13 @@ func BenchmarkStages(b *testing.B) {
 	})
 	b.Run("walk", func(b *testing.B) {
 		for b.Loop() {
-			w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), secrets: map[string]struct{}{}}
+			w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), set: &scrubSet{}}
 			w.walk(0, t.output.start, true)
 		}
 	})
 	b.Run("walk+build", func(b *testing.B) {
 		for b.Loop() {
-			w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), secrets: map[string]struct{}{}}
+			w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), set: &scrubSet{}}
 			w.walk(0, t.output.start, true)
 			res := w.build()
 			e.forgetCall(res.CallID)

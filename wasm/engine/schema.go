@@ -91,6 +91,10 @@ type compiledSchema struct {
 	// fast validates parsed trees without the library, where it can
 	// (check.go); nil where it cannot.
 	fast *fastSchema
+	// names are the member names the schema declares (properties,
+	// required, dependentRequired): the agent reads them in the tool's
+	// definition, so they are no values to withhold.
+	names map[string]bool
 
 	mu     sync.Mutex
 	states map[string]*sstate
@@ -217,6 +221,21 @@ func (cs *compiledSchema) collect(s *jsonschema.Schema) {
 	}
 	if s.RecursiveAnchor {
 		cs.dynamic[""] = append(cs.dynamic[""], s)
+	}
+	if cs.names == nil {
+		cs.names = map[string]bool{}
+	}
+	for name := range s.Properties {
+		cs.names[name] = true
+	}
+	for _, name := range s.Required {
+		cs.names[name] = true
+	}
+	for name, deps := range s.DependentRequired {
+		cs.names[name] = true
+		for _, d := range deps {
+			cs.names[d] = true
+		}
 	}
 	eachSubschema(s, func(sub *jsonschema.Schema) { cs.collect(sub) })
 }

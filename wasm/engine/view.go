@@ -1,11 +1,9 @@
 package engine
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -79,7 +77,7 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 		// secret_reference reaches the agent as the same bytes as the
 		// object would, and DevTools parses it for the agent: it is
 		// judged as that object.
-		if mayHaveReference(o.Data) {
+		if mayHaveReference(o.Data, 0) {
 			if len(o.Data) > e.opts.MaxOutputBytes {
 				return Result{Err: t.failure(fmt.Sprintf("the output may hold a secret_reference and is larger than %d bytes", e.opts.MaxOutputBytes))}
 			}
@@ -92,7 +90,7 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	case Returned:
-		if !t.declaresAny && !mayHaveReference(o.Data) {
+		if !t.declaresAny && !mayHaveReference(o.Data, 1) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	default:
@@ -121,10 +119,16 @@ func (t *tool) failure(why string) *Error {
 	return &Error{Name: "OperationError", Message: fmt.Sprintf("tool %q failed: %s", t.name, why)}
 }
 
-// mayHaveReference is a fast, sound test for a secret_reference: the type
-// can only be spelled literally or with a \u escape.
-func mayHaveReference(s string) bool {
-	return strings.Contains(s, "secret_reference") || strings.Contains(s, `\u`)
+// mayHaveReference is a sound test for a secret_reference, or a mention
+// of one that rule (c) must look at: s, or a decoding of it, names
+// secret_reference. A JSON text needs one decoding more than its strings
+// (extraDepth 1).
+func mayHaveReference(s string, extraDepth int) bool {
+	if !mayMention(s) {
+		return false
+	}
+	spans, ok := mentions(s, extraDepth)
+	return !ok || len(spans) > 0
 }
 
 // action is what the view does with one node.
@@ -168,8 +172,8 @@ type walker struct {
 	refAt    map[int]int // reduced node -> index in refs
 	refs     []reference
 	invalid  []string
-	secrets  map[string]struct{}
-	scrubber *scrubber // for secrets, once withholdNames has settled it
+	set      *scrubSet
+	scrubber *scrubber // for set, once withholdNames has settled it
 	mode     mode
 	isResult bool // the output is a CallToolResult
 	target   int  // the node outputSchema describes, or -1
@@ -215,7 +219,7 @@ func (w *walker) transitions(st *sstate, i int) []transition {
 }
 
 func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
-	w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), secrets: map[string]struct{}{}, target: 0}
+	w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), set: &scrubSet{}, target: 0}
 	root := &tr.nodes[0]
 	if root.kind == kObject {
 		if c := tr.member(0, "content"); c >= 0 && tr.nodes[c].kind == kArray {
@@ -265,14 +269,15 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 	return w.build()
 }
 
-// withholdNames withholds every member whose name holds a withheld string:
-// rule (d) reaches member names too, and a name cannot be emptied without
-// making another. What it withholds can hold more strings to scrub, so it
-// repeats until nothing changes.
+// withholdNames withholds every member whose name holds a withheld value,
+// and every number that has a withheld value: rule (d) reaches member
+// names and numbers too, and neither can be emptied as a string can. What
+// it withholds can hold more values to scrub, so it repeats until nothing
+// changes.
 func (w *walker) withholdNames() {
 	for {
-		s := newScrubber(w.secrets)
-		// Until it finds a name to withhold, it is the scrubber for the
+		s := newScrubber(w.set)
+		// Until it finds a node to withhold, it is the scrubber for the
 		// final set.
 		w.scrubber = s
 		if !s.any {
@@ -285,10 +290,12 @@ func (w *walker) withholdNames() {
 				i = int(tr.nodes[i].next)
 				continue
 			}
-			if p := tr.nodes[i].parent; p >= 0 && tr.nodes[p].kind == kObject && s.contains(tr.key(i)) {
+			n := &tr.nodes[i]
+			if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && s.contains(tr.key(i)) ||
+				n.kind == kNumber && s.isWithheldNumber(tr.text(i)) {
 				w.withhold(i)
 				found = true
-				i = int(tr.nodes[i].next)
+				i = int(n.next)
 				continue
 			}
 			i++
@@ -323,13 +330,13 @@ func (w *walker) result(start *sstate) {
 
 func (w *walker) contentItem(k int) {
 	switch {
-	case w.isReference(k):
+	case w.referenceKind(k) != notReference:
 		w.reference(k, true)
 	case w.mode == denyMode:
 		w.walk(k, nil, true)
 	case w.mode == textMode && w.isText(k):
 		// Text items reach the agent, scrubbed.
-		if text := w.tr.member(k, "text"); suspicious(w.tr.str(text)) {
+		if text := w.tr.member(k, "text"); mayMention(w.tr.str(text)) {
 			w.embedded(text, k)
 		}
 	default:
@@ -368,7 +375,7 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 	}
 	switch n.kind {
 	case kObject:
-		if w.isReference(i) {
+		if w.referenceKind(i) != notReference {
 			w.reference(i, true)
 			return
 		}
@@ -385,9 +392,9 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 		})
 		if st.keysSensitive {
 			// The member names are sensitive: the object goes whole, and
-			// its names join the scrub set, so no pointer names them.
+			// its names join the scrub set (collect), so no pointer names
+			// them.
 			w.withhold(i)
-			tr.children(i, func(j int) { w.secret(tr.key(j)) })
 			return
 		}
 		trans := w.transitions(st, i)
@@ -395,7 +402,7 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 			w.walk(j, trans[k].st, trans[k].declared)
 		}
 	case kString:
-		if suspicious(tr.str(i)) {
+		if mayMention(tr.str(i)) {
 			w.embedded(i, i)
 		}
 	case kArray:
@@ -412,13 +419,6 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 	}
 }
 
-// suspicious reports whether a string may hold a secret_reference written
-// as JSON text: it names one, or holds \u escapes, which can spell one, and
-// a brace.
-func suspicious(s string) bool {
-	return strings.Contains(s, "secret_reference") || (strings.Contains(s, `\u`) && strings.IndexByte(s, '{') >= 0)
-}
-
 // maxEmbedded bounds the search for JSON inside a string: the JSON objects
 // tried, and how deep JSON text may nest in JSON text.
 const (
@@ -426,21 +426,51 @@ const (
 	maxEmbeddedDepth = 4
 )
 
-// embedded handles the string at node i, which may hold secret_references
-// written as JSON text (MCP tools often put their JSON in a text item).
-// Each one is held for the user and its id and URL join the scrub set, so
-// the agent gets the string without them. Prose that only mentions
-// secret_reference is no reference. When the search goes past its bounds,
-// node at (the string, or the item holding it) is withheld whole.
+// embedded handles the string at node i, which may name secret_reference
+// in some decoding (MCP tools often put their JSON in a text item). The
+// references written in it as JSON text are read. If every mention is a
+// valid reference read there, each is held for the user and its fields
+// join the scrub set, so the agent gets the string without them.
+// Otherwise (a reference written in another notation, cut off, escaped
+// past reading, invalid, or more mentions than references) node at (the
+// string, or the item holding it) is withheld as an invalid reference:
+// what cannot be read might be one.
 func (w *walker) embedded(i, at int) {
-	if !w.extract(w.tr.str(i), w.tr.pointer(i), 0) {
-		w.withhold(at)
+	str := w.tr.str(i)
+	spans, ok := mentions(str, 0)
+	if ok && len(spans) == 0 {
+		return
 	}
+	ptr := w.tr.pointer(i)
+	var x extraction
+	if ok {
+		ok = w.extract(&x, str, 0)
+	}
+	if ok && len(x.invalid) == 0 && len(x.refs) == len(spans) {
+		for _, r := range x.refs {
+			r.pointer = ptr
+			w.refs = append(w.refs, r)
+		}
+		return
+	}
+	if len(x.invalid) > 0 {
+		w.invalid = append(w.invalid, x.invalid...)
+	} else {
+		w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the string at %s names secret_reference where no valid reference could be read, so it was withheld", w.t.name, orRoot(ptr)))
+	}
+	w.withhold(at)
 }
 
-// extract finds the JSON objects in s and holds the references in them. It
-// reports false when the search went past its bounds.
-func (w *walker) extract(s, ptr string, depth int) bool {
+// extraction is what extract read in a string.
+type extraction struct {
+	refs    []reference
+	invalid []string
+}
+
+// extract reads the JSON objects in s, at any nesting of JSON text in its
+// strings, and the references among them. It reports false when the
+// search went past its bounds.
+func (w *walker) extract(x *extraction, s string, depth int) bool {
 	if depth > maxEmbeddedDepth {
 		return false
 	}
@@ -459,96 +489,130 @@ func (w *walker) extract(s, ptr string, depth int) bool {
 			pos = start + 1
 			continue
 		}
-		sw := &walker{e: w.e, t: w.t, tr: sub, act: make([]action, len(sub.nodes)), secrets: w.secrets}
-		for k := range sub.nodes {
+		sw := &walker{e: w.e, t: w.t, tr: sub, act: make([]action, len(sub.nodes)), set: w.set}
+		for k := 0; k < len(sub.nodes); {
 			n := &sub.nodes[k]
 			switch {
-			case sw.isReference(k):
+			case sw.referenceKind(k) != notReference:
 				sw.reference(k, false)
-			case n.kind == kString && suspicious(sub.str(k)):
-				if !w.extract(sub.str(k), ptr, depth+1) {
+				k = int(n.next)
+				continue
+			case n.kind == kString && mayMention(sub.str(k)):
+				if !w.extract(x, sub.str(k), depth+1) {
 					return false
 				}
 			}
+			k++
 		}
-		for _, r := range sw.refs {
-			r.pointer = ptr
-			w.refs = append(w.refs, r)
-		}
-		w.invalid = append(w.invalid, sw.invalid...)
+		x.refs = append(x.refs, sw.refs...)
+		x.invalid = append(x.invalid, sw.invalid...)
 		pos = start + end
 	}
 	return true
 }
 
-// withhold holds node i for the user. Its strings join the scrub set, and
-// the references inside it are held too. In text mode they reach the agent
-// reduced, after the content; otherwise the agent learns only their
-// number, as their labels stood at a withheld location.
+// withhold holds node i for the user. Its strings, numbers and member
+// names join the scrub set, and the references inside it are held too.
+// In text mode they reach the agent reduced, after the content; otherwise
+// the agent learns only their number, as their labels stood at a withheld
+// location.
 func (w *walker) withhold(i int) {
 	w.act[i] = withhold
 	w.held = append(w.held, i)
 	w.collect(i)
 }
 
+// collect adds what node i holds to the scrub set: strings, numbers and
+// member names, at any depth. Names the agent reads anyway, in the tool's
+// schemas or in MCP's own vocabulary, are no values; nor is the type of
+// an MCP content item.
 func (w *walker) collect(i int) {
-	n := &w.tr.nodes[i]
-	switch n.kind {
+	tr := w.tr
+	switch tr.nodes[i].kind {
 	case kString:
-		w.secret(w.tr.str(i))
+		w.set.addString(tr.str(i))
 	case kNumber:
-		// Short numbers would strip every such digit from the view.
-		if t := w.tr.text(i); len(t) >= 4 {
-			w.secret(t)
-		}
+		w.set.addNumber(tr.text(i))
 	case kObject:
-		if w.isReference(i) {
-			// Its label may reach the agent (in text mode), so it is not
-			// scrubbed; every other field is.
+		if w.referenceKind(i) != notReference {
 			w.reference(i, false)
-			w.tr.children(i, func(j int) {
-				if k := w.tr.key(j); k != "label" && k != "type" {
-					w.collect(j)
-				}
-			})
 			return
 		}
-		w.tr.children(i, w.collect)
+		tr.children(i, func(j int) {
+			key := tr.key(j)
+			if !w.t.publicName(key) {
+				w.set.addString(key)
+			}
+			if key == "type" && tr.nodes[j].kind == kString && contentTypes[tr.str(j)] {
+				return
+			}
+			w.collect(j)
+		})
 	case kArray:
-		w.tr.children(i, w.collect)
+		tr.children(i, w.collect)
 	}
 }
 
-// secret adds s to the scrub set, with the forms JSON text nested in
-// strings spells it in (each level escapes it again), so a string that
-// holds JSON is scrubbed too.
-func (w *walker) secret(s string) {
-	for range maxEmbeddedDepth + 1 {
-		if s == "" {
-			return
-		}
-		w.secrets[s] = struct{}{}
-		if !needsEscape(s) {
-			return
-		}
-		esc := string(appendString(nil, s))
-		s = esc[1 : len(esc)-1]
-	}
+// mcpNames are the member names of MCP's results, content items and
+// annotations, and of a secret_reference.
+var mcpNames = map[string]bool{
+	"content": true, "structuredContent": true, "isError": true, "_meta": true,
+	"type": true, "text": true, "data": true, "mimeType": true, "resource": true,
+	"uri": true, "name": true, "title": true, "description": true, "annotations": true,
+	"audience": true, "priority": true, "lastModified": true, "size": true, "blob": true,
+	"icons": true, "src": true, "sizes": true, "theme": true,
+	"id": true, "label": true, "redeemUrl": true, "ttl": true,
 }
 
-// isReference reports whether node i is an object whose type is
-// "secret_reference".
-func (w *walker) isReference(i int) bool {
-	if w.tr.nodes[i].kind != kObject {
-		return false
+// contentTypes are the types of MCP's content items, and secret_reference.
+var contentTypes = map[string]bool{
+	"text": true, "image": true, "audio": true, "resource": true, "resource_link": true, referenceType: true,
+}
+
+// publicName reports whether the agent reads name anyway: in MCP's
+// vocabulary, or declared in the tool's inputSchema or outputSchema.
+func (t *tool) publicName(name string) bool {
+	return mcpNames[name] || t.output != nil && t.output.names[name] || t.input != nil && t.input.names[name]
+}
+
+// refKind says whether an object is a secret_reference.
+type refKind uint8
+
+const (
+	notReference refKind = iota
+	// exactReference: its type is "secret_reference".
+	exactReference
+	// spelledReference: its type names secret_reference otherwise (in
+	// another case, escaped, amid other text). It is an invalid
+	// reference: a reader may take it for one.
+	spelledReference
+)
+
+// referenceKind says whether node i is an object whose type names
+// secret_reference.
+func (w *walker) referenceKind(i int) refKind {
+	tr := w.tr
+	if tr.nodes[i].kind != kObject {
+		return notReference
 	}
-	typ := w.tr.member(i, "type")
-	return typ >= 0 && w.tr.nodes[typ].kind == kString && w.tr.str(typ) == "secret_reference"
+	typ := tr.member(i, "type")
+	if typ < 0 || tr.nodes[typ].kind != kString {
+		return notReference
+	}
+	switch t := tr.str(typ); {
+	case t == referenceType:
+		return exactReference
+	case mayMention(t):
+		if spans, ok := mentions(t, 0); !ok || len(spans) > 0 {
+			return spelledReference
+		}
+	}
+	return notReference
 }
 
 func (w *walker) hasReference(i int) bool {
 	for j := i; j < int(w.tr.nodes[i].next); j++ {
-		if w.isReference(j) {
+		if w.referenceKind(j) != notReference {
 			return true
 		}
 	}
@@ -561,10 +625,25 @@ func (t *tree) hasReference() bool {
 	return w.hasReference(0)
 }
 
-// reference validates the secret_reference at node i and holds it. Its id
-// and URL join the scrub set whether it is valid or not.
+// referenceFields are the members a secret_reference defines.
+var referenceFields = map[string]bool{"type": true, "id": true, "label": true, "redeemUrl": true, "ttl": true}
+
+// reference validates the secret_reference at node i and holds it. Every
+// field joins the scrub set, and every member name the proposal does not
+// define, except what the agent may see of a valid reference: its type,
+// label and ttl.
 func (w *walker) reference(i int, visible bool) {
 	tr := w.tr
+	tr.children(i, func(j int) {
+		switch key := tr.key(j); {
+		case key == "type" || key == "label" || key == "ttl":
+		case referenceFields[key]:
+			w.collect(j)
+		default:
+			w.set.addString(key)
+			w.collect(j)
+		}
+	})
 	str := func(key string) (string, bool) {
 		j := tr.member(i, key)
 		if j < 0 || tr.nodes[j].kind != kString {
@@ -574,16 +653,24 @@ func (w *walker) reference(i int, visible bool) {
 	}
 	id, idOK := str("id")
 	rawURL, urlOK := str("redeemUrl")
-	w.secret(id)
-	w.secret(rawURL)
 	label, labelOK := str("label")
 	invalid := func(why string) {
 		if visible {
 			w.act[i] = drop
 		}
+		// Nothing of it reaches the agent, so what a valid one shows is
+		// withheld too.
+		for _, key := range []string{"label", "ttl"} {
+			if j := tr.member(i, key); j >= 0 {
+				w.collect(j)
+			}
+		}
 		w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the secret_reference at %s was withheld: %s", w.t.name, orRoot(tr.pointer(i)), why))
 	}
 	switch {
+	case w.referenceKind(i) != exactReference:
+		invalid(`type must be exactly "secret_reference"`)
+		return
 	case !idOK || id == "":
 		invalid("id must be a non-empty string")
 		return
@@ -599,7 +686,7 @@ func (w *walker) reference(i int, visible bool) {
 		invalid(why)
 		return
 	}
-	w.secret(redeem)
+	w.set.addString(redeem)
 	ref := reference{node: i, pointer: tr.pointer(i), label: label, redeem: redeem, visible: visible}
 	if j := tr.member(i, "ttl"); j >= 0 {
 		if tr.nodes[j].kind != kNumber {
@@ -738,7 +825,7 @@ func (w *walker) build() Result {
 	w.markDirty()
 	s := w.scrubber
 	if s == nil {
-		s = newScrubber(w.secrets)
+		s = newScrubber(w.set)
 	}
 	b := make([]byte, 0, 2*len(w.tr.src)+1024)
 	notice := []byte(w.notice())
@@ -944,10 +1031,11 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 		return appendReference(b, w.refs[w.refAt[i]], s)
 	}
 	if !w.dirty[i] {
-		// A span with no escapes holds each string as its characters, so
-		// a search of the raw text finds every withheld string in it.
+		// A span with no escapes holds each string and member name as its
+		// characters and has no other decoding, so a search of its bytes
+		// finds every withheld value in it.
 		span := tr.src[n.start:n.end]
-		if !strings.Contains(span, `\`) && !s.contains(span) {
+		if !hasEscapes(span, s.plus) && !s.containsRaw(span) {
 			return append(b, span...)
 		}
 	}
@@ -1001,136 +1089,4 @@ func appendReference(b []byte, r reference, s *scrubber) []byte {
 		b = append(b, r.ttl...)
 	}
 	return append(b, '}')
-}
-
-// scrubber removes withheld strings from the strings the agent gets.
-//
-// Most strings hold none, so finding one must be cheap: a string of four
-// bytes or more is found through a bloom filter over the four-byte window
-// it starts with, and a shorter one through a table of first bytes.
-type scrubber struct {
-	long  map[uint32][]string // by first four bytes, longest first
-	bloom []uint64
-	short [4]map[string]bool // by length
-	first [256]bool          // first bytes of short strings
-	any   bool
-}
-
-const bloomBits = 1 << 16
-
-func window(s string, i int) uint32 {
-	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
-}
-
-func bloomIndex(w uint32) uint32 { return (w * 2654435761) >> (32 - 16) }
-
-func newScrubber(secrets map[string]struct{}) *scrubber {
-	s := &scrubber{}
-	for x := range secrets {
-		if x == "" {
-			continue
-		}
-		s.any = true
-		if len(x) < 4 {
-			if s.short[len(x)] == nil {
-				s.short[len(x)] = map[string]bool{}
-			}
-			s.short[len(x)][x] = true
-			s.first[x[0]] = true
-			continue
-		}
-		if s.long == nil {
-			s.long = map[uint32][]string{}
-			s.bloom = make([]uint64, bloomBits/64)
-		}
-		w := window(x, 0)
-		s.long[w] = append(s.long[w], x)
-		bi := bloomIndex(w)
-		s.bloom[bi/64] |= 1 << (bi % 64)
-	}
-	for _, l := range s.long {
-		slices.SortFunc(l, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	}
-	return s
-}
-
-// match returns the length of the longest withheld string at str[i:], or 0.
-func (s *scrubber) match(str string, i int) int {
-	if s.long != nil && i+4 <= len(str) {
-		w := window(str, i)
-		bi := bloomIndex(w)
-		if s.bloom[bi/64]&(1<<(bi%64)) != 0 {
-			for _, p := range s.long[w] {
-				if strings.HasPrefix(str[i:], p) {
-					return len(p)
-				}
-			}
-		}
-	}
-	if s.first[str[i]] {
-		for n := 3; n >= 1; n-- {
-			if i+n <= len(str) && s.short[n][str[i:i+n]] {
-				return n
-			}
-		}
-	}
-	return 0
-}
-
-// find returns where the first withheld string in str at or after from
-// starts, and the length of the longest one there; -1 when there is none.
-// It slides a four-byte window over str and looks closer only where the
-// bloom filter or the first-byte table lets a secret start.
-func (s *scrubber) find(str string, from int) (int, int) {
-	if !s.any {
-		return -1, 0
-	}
-	n := len(str)
-	long := s.long != nil
-	var w uint32
-	if long && n-from >= 4 {
-		w = (uint32(str[from]) | uint32(str[from+1])<<8 | uint32(str[from+2])<<16) << 8
-	}
-	for i := from; i < n; i++ {
-		maybe := s.first[str[i]]
-		if long && i+4 <= n {
-			w = w>>8 | uint32(str[i+3])<<24
-			bi := bloomIndex(w)
-			maybe = maybe || s.bloom[bi/64]&(1<<(bi%64)) != 0
-		}
-		if maybe {
-			if m := s.match(str, i); m > 0 {
-				return i, m
-			}
-		}
-	}
-	return -1, 0
-}
-
-// contains reports whether str holds a withheld string.
-func (s *scrubber) contains(str string) bool {
-	i, _ := s.find(str, 0)
-	return i >= 0
-}
-
-// scrub returns str without any withheld string, and whether it changed.
-// Removing one can join the halves of another, so it repeats until
-// nothing changes.
-func (s *scrubber) scrub(str string) (string, bool) {
-	changed := false
-	for {
-		i, m := s.find(str, 0)
-		if i < 0 {
-			return str, changed
-		}
-		b := make([]byte, 0, len(str))
-		last := 0
-		for i >= 0 {
-			b = append(b, str[last:i]...)
-			last = i + m
-			i, m = s.find(str, last)
-		}
-		b = append(b, str[last:]...)
-		str, changed = string(b), true
-	}
 }

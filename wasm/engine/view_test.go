@@ -86,7 +86,7 @@ func TestPassThroughByteForByte(t *testing.T) {
 		`{"b":1.50,"a":"\u0000 é \ud800","c":[1e+21,-0,{"z":null}]}`,
 		`[3,2,1]`,
 		`"a string made by JSON.stringify"`,
-		`{"type":"secret_reference_like","text":"mentions secret_reference but is none"}`,
+		`{"type":"secret_reference_like","text":"secret_references and my_secret_reference_id name none"}`,
 		`123456789012345678901234567890`,
 	} {
 		for _, tool := range []string{"plain", "schema"} {
@@ -100,8 +100,8 @@ func TestPassThroughByteForByte(t *testing.T) {
 	res := e.Output("plain", Outcome{Kind: Text, Data: "raw text {not json"})
 	assert.Equal(t, "raw text {not json", res.Agent)
 	assert.True(t, res.Unchanged)
-	res = e.Output("plain", Outcome{Kind: Text, Data: `a string that mentions "secret_reference"`})
-	assert.Equal(t, `a string that mentions "secret_reference"`, res.Agent, "a string that is not JSON holding a reference passes")
+	res = e.Output("plain", Outcome{Kind: Text, Data: `a string about secret_references, in {braces}`})
+	assert.Equal(t, `a string about secret_references, in {braces}`, res.Agent, "a string that names no secret_reference passes")
 	res = e.Output("plain", Outcome{Kind: Text, Data: ""})
 	assert.Equal(t, "Operation succeeded", res.Agent, "an empty string, as Chromium answers it")
 	res = e.Output("plain", Outcome{Kind: Empty})
@@ -269,10 +269,16 @@ func TestRules(t *testing.T) {
 			secrets: []string{"ID-emb3", "/redeem/"}, refs: 1,
 		},
 		{
-			name: "c prose that mentions secret_reference is no reference",
+			name: "c prose that names secret_reference is withheld as an invalid reference",
 			def:  ``,
 			kind: Returned, data: `{"note":"a secret_reference is an object; see the docs","other":"kept"}`,
-			passAsText: true,
+			secrets: []string{"see the docs"}, visible: []string{"kept"}, pointers: []string{"/note"}, invalid: 1,
+		},
+		{
+			name: "c a string result of prose that names secret_reference is withheld",
+			def:  ``,
+			kind: Text, data: `Use a Secret_Reference for keys`,
+			secrets: []string{"for keys"}, pointers: []string{""}, invalid: 1,
 		},
 		{
 			name: "c a string result of prose holding a reference as JSON",
@@ -553,11 +559,12 @@ func TestOriginUnknownRejectsReferences(t *testing.T) {
 	assertNoLeak(t, res.Agent, "x1", "/r")
 }
 
-// TestScrubberMatchesNaive holds the scrubber's windowed search to a
-// plain one: at each position, drop the longest withheld string there.
+// TestScrubberMatchesNaive holds the scrubber's windowed search, on text
+// with nothing to decode, to a plain one: at each position, drop the
+// longest withheld string there, and again until nothing changes.
 func TestScrubberMatchesNaive(t *testing.T) {
-	naive := func(secrets []string, str string) string {
-		for {
+	naive := func(secrets []string, str string) (string, int) {
+		for rounds := 0; ; rounds++ {
 			var b strings.Builder
 			for i := 0; i < len(str); {
 				best := 0
@@ -574,31 +581,35 @@ func TestScrubberMatchesNaive(t *testing.T) {
 				i++
 			}
 			if b.String() == str {
-				return str
+				return str, rounds
 			}
 			str = b.String()
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "abcd-/\"é"
 	word := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = "abcd-/\\\"é"[rng.IntN(10)]
+		var b strings.Builder
+		for range n {
+			b.WriteString(string([]rune(alphabet)[rng.IntN(len([]rune(alphabet)))]))
 		}
-		return string(b)
+		return b.String()
 	}
-	for range 2000 {
+	for range 4000 {
 		var secrets []string
-		set := map[string]struct{}{}
+		set := &scrubSet{}
 		for range 1 + rng.IntN(4) {
-			x := word(1 + rng.IntN(6))
+			x := word(minScrubLength + rng.IntN(4))
 			secrets = append(secrets, x)
-			set[x] = struct{}{}
+			set.addString(x)
 		}
-		str := word(rng.IntN(40))
+		str := word(rng.IntN(60))
 		s := newScrubber(set)
 		got, changed := s.scrub(str)
-		want := naive(secrets, str)
+		want, rounds := naive(secrets, str)
+		if rounds > maxScrubRounds {
+			want = ""
+		}
 		require.Equal(t, want, got, "scrub(%q) of %q", str, secrets)
 		assert.Equal(t, want != str, changed)
 		assert.Equal(t, want != str, s.contains(str), "contains(%q) of %q", str, secrets)

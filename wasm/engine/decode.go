@@ -1,0 +1,474 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// This file decodes a string the way a reader of the agent view would:
+// the backslash escapes of JSON and of other languages' string literals,
+// HTML character references and percent-encoding, in any order and
+// nested. Rule (d) looks for withheld values, and rule (c) for
+// secret_reference, in every decoding of a string, and a match in a
+// decoding maps back to the bytes it was written in.
+
+// decoding is one way of reading escapes.
+type decoding uint8
+
+const (
+	// backslashes reads \uXXXX (with surrogate pairs), \u{X…}, \xXX,
+	// \UXXXXXXXX, the short escapes and a backslash before any other
+	// character: JSON, JavaScript and Python string literals.
+	backslashes decoding = iota
+	// charRefs reads HTML character references: named, decimal and hex.
+	charRefs
+	// percents reads %XX and %uXXXX.
+	percents
+	// formPercents reads what percents reads, and + as a space, as in a
+	// query string.
+	formPercents
+)
+
+// Bounds on decoding one string. Past them the caller fails closed: the
+// string is withheld, or emptied.
+const (
+	// maxDecodeDepth is how many decodings may be applied one after the
+	// other: JSON text nested four deep, then HTML and a URL.
+	maxDecodeDepth = 6
+	// maxLayers is how many distinct decodings of one string are kept.
+	maxLayers = 32
+	// maxLayerBytes bounds their total size, as a multiple of the
+	// string's.
+	maxLayerBytes = 16
+)
+
+// layer is one decoding of a string. Layer 0 is the string itself.
+type layer struct {
+	text   string
+	parent *layer
+	// segs lists, in order, what this decoding replaced: text[at:at+n]
+	// was written parent.text[from:from+m]. Between two segments the
+	// bytes are the parent's.
+	segs  []segment
+	depth int
+}
+
+type segment struct{ at, n, from, m int32 }
+
+// hasEscapes reports whether s holds a byte that starts an escape of
+// some decoding: a backslash, an ampersand or a percent sign, or a plus
+// when plus is set. A string without one is its only decoding.
+func hasEscapes(s string, plus bool) bool {
+	if plus {
+		return strings.ContainsAny(s, `\&%+`)
+	}
+	return strings.ContainsAny(s, `\&%`)
+}
+
+// decodings returns s and its distinct decodings, each applied where it
+// changes something, to maxDecodeDepth. ok is false when s has more
+// decodings than the bounds allow; the caller must then fail closed.
+// With plus, a plus sign is also read as a space.
+func decodings(s string, plus bool, extraDepth int) (layers []*layer, ok bool) {
+	root := &layer{text: s}
+	layers = []*layer{root}
+	if !hasEscapes(s, plus) {
+		return layers, true
+	}
+	var seen map[string]bool
+	total := len(s)
+	for k := 0; k < len(layers); k++ {
+		l := layers[k]
+		for d := backslashes; d <= formPercents; d++ {
+			if !d.applies(l.text, plus) {
+				continue
+			}
+			text, segs := d.decode(l.text)
+			if segs == nil {
+				continue
+			}
+			if seen == nil {
+				seen = map[string]bool{s: true}
+			}
+			if seen[text] {
+				continue
+			}
+			if l.depth >= maxDecodeDepth+extraDepth || len(layers) >= maxLayers+extraDepth {
+				return layers, false
+			}
+			if total += len(text); total > maxLayerBytes*(len(s)+64) {
+				return layers, false
+			}
+			seen[text] = true
+			layers = append(layers, &layer{text: text, parent: l, segs: segs, depth: l.depth + 1})
+		}
+	}
+	return layers, true
+}
+
+// applies reports whether text holds what d decodes.
+func (d decoding) applies(text string, plus bool) bool {
+	switch d {
+	case backslashes:
+		return strings.IndexByte(text, '\\') >= 0
+	case charRefs:
+		return strings.IndexByte(text, '&') >= 0
+	case percents:
+		return strings.IndexByte(text, '%') >= 0
+	default:
+		return plus && strings.IndexByte(text, '+') >= 0
+	}
+}
+
+// decode returns text decoded and what it replaced; segs is nil when
+// nothing was.
+func (d decoding) decode(text string) (string, []segment) {
+	var dec decoder
+	switch d {
+	case backslashes:
+		dec = decodeBackslash
+	case charRefs:
+		dec = decodeCharRef
+	case percents:
+		dec = func(s string, i int, b []byte) ([]byte, int) { return decodePercent(s, i, b, false) }
+	default:
+		dec = func(s string, i int, b []byte) ([]byte, int) { return decodePercent(s, i, b, true) }
+	}
+	var (
+		b    []byte
+		segs []segment
+		last int
+	)
+	for i := 0; i < len(text); {
+		j := indexEscape(d, text, i)
+		if j < 0 {
+			break
+		}
+		out, m := dec(text, j, nil)
+		if m == 0 {
+			i = j + 1
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(text))
+		}
+		b = append(b, text[last:j]...)
+		segs = append(segs, segment{at: int32(len(b)), n: int32(len(out)), from: int32(j), m: int32(m)})
+		b = append(b, out...)
+		i, last = j+m, j+m
+	}
+	if segs == nil {
+		return text, nil
+	}
+	b = append(b, text[last:]...)
+	return string(b), segs
+}
+
+// indexEscape returns where the next escape d may start at or after i.
+func indexEscape(d decoding, s string, i int) int {
+	var j int
+	switch d {
+	case backslashes:
+		j = strings.IndexByte(s[i:], '\\')
+	case charRefs:
+		j = strings.IndexByte(s[i:], '&')
+	case percents:
+		j = strings.IndexByte(s[i:], '%')
+	default:
+		j = strings.IndexAny(s[i:], "%+")
+	}
+	if j < 0 {
+		return -1
+	}
+	return i + j
+}
+
+// A decoder reads the escape at s[i], appends what it stands for to b,
+// and returns how many bytes it took: 0 when s[i] starts none.
+type decoder func(s string, i int, b []byte) ([]byte, int)
+
+// decodeBackslash reads a string literal's escape.
+func decodeBackslash(s string, i int, b []byte) ([]byte, int) {
+	if i+1 >= len(s) {
+		return b, 0
+	}
+	switch c := s[i+1]; c {
+	case 'u':
+		if i+2 < len(s) && s[i+2] == '{' {
+			// JavaScript's \u{1F600}.
+			end := strings.IndexByte(s[i+3:min(len(s), i+3+7)], '}')
+			if end < 1 {
+				return b, 0
+			}
+			r, ok := parseHex(s[i+3 : i+3+end])
+			if !ok {
+				return b, 0
+			}
+			return appendCodePoint(b, r), 3 + end + 1
+		}
+		r, ok := hexAt(s, i+2, 4)
+		if !ok {
+			return b, 0
+		}
+		if utf16.IsSurrogate(r) {
+			if r < 0xdc00 && i+12 <= len(s) && s[i+6] == '\\' && s[i+7] == 'u' {
+				if r2, ok := hexAt(s, i+8, 4); ok {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						return utf8.AppendRune(b, d), 12
+					}
+				}
+			}
+			r = utf8.RuneError
+		}
+		return utf8.AppendRune(b, r), 6
+	case 'U':
+		r, ok := hexAt(s, i+2, 8)
+		if !ok {
+			return b, 0
+		}
+		return appendCodePoint(b, r), 10
+	case 'x':
+		return decodeBytes(s, i, b, 4, func(s string, i int) (rune, bool) {
+			if i+4 > len(s) || s[i] != '\\' || s[i+1] != 'x' {
+				return 0, false
+			}
+			return hexAt(s, i+2, 2)
+		})
+	case 'n':
+		return append(b, '\n'), 2
+	case 't':
+		return append(b, '\t'), 2
+	case 'r':
+		return append(b, '\r'), 2
+	case 'b':
+		return append(b, '\b'), 2
+	case 'f':
+		return append(b, '\f'), 2
+	case 'v':
+		return append(b, '\v'), 2
+	case 'a':
+		return append(b, '\a'), 2
+	case '0':
+		return append(b, 0), 2
+	case '\n':
+		// A line continuation stands for nothing.
+		return b, 2
+	case '\r':
+		if i+2 < len(s) && s[i+2] == '\n' {
+			return b, 3
+		}
+		return b, 2
+	default:
+		// \" \' \\ \/ and, as JavaScript reads them, any other character.
+		_, n := utf8.DecodeRuneInString(s[i+1:])
+		return append(b, s[i+1:i+1+n]...), 1 + n
+	}
+}
+
+// decodeBytes reads a run of escapes that each stand for one byte (\xXX,
+// %XX), each n bytes long, read by byteAt. A run that spells a UTF-8
+// sequence is that character, read as one escape so that a removal never
+// splits it; a lone byte of 0x80 or more is the character of that code
+// point, as Python's \xfc and JavaScript's escape() %FC are ü.
+func decodeBytes(s string, i int, b []byte, n int, byteAt func(string, int) (rune, bool)) ([]byte, int) {
+	c, ok := byteAt(s, i)
+	if !ok {
+		return b, 0
+	}
+	if c < 0x80 {
+		return append(b, byte(c)), n
+	}
+	var seq [utf8.UTFMax]byte
+	seq[0] = byte(c)
+	size := 1
+	for size < utf8.UTFMax {
+		c2, ok := byteAt(s, i+size*n)
+		if !ok || c2&0xc0 != 0x80 {
+			break
+		}
+		seq[size] = byte(c2)
+		size++
+		if r, w := utf8.DecodeRune(seq[:size]); r != utf8.RuneError && w == size {
+			return append(b, seq[:size]...), size * n
+		}
+	}
+	return utf8.AppendRune(b, c), n
+}
+
+// decodePercent reads %XX (a run of them spelling UTF-8 as one, a lone
+// one past ASCII as that code point), %uXXXX, and with plus, + as a
+// space.
+func decodePercent(s string, i int, b []byte, plus bool) ([]byte, int) {
+	if s[i] == '+' {
+		if plus {
+			return append(b, ' '), 1
+		}
+		return b, 0
+	}
+	if i+1 < len(s) && (s[i+1] == 'u' || s[i+1] == 'U') {
+		if r, ok := hexAt(s, i+2, 4); ok {
+			if utf16.IsSurrogate(r) {
+				if r < 0xdc00 && i+12 <= len(s) && s[i+6] == '%' && (s[i+7] == 'u' || s[i+7] == 'U') {
+					if r2, ok := hexAt(s, i+8, 4); ok {
+						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+							return utf8.AppendRune(b, d), 12
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			return utf8.AppendRune(b, r), 6
+		}
+	}
+	return decodeBytes(s, i, b, 3, func(s string, i int) (rune, bool) {
+		if i+3 > len(s) || s[i] != '%' {
+			return 0, false
+		}
+		return hexAt(s, i+1, 2)
+	})
+}
+
+// decodeCharRef reads an HTML character reference: &#DDD; &#xHHH; (the
+// semicolon optional, as browsers read them) and the named references
+// of entities.go.
+func decodeCharRef(s string, i int, b []byte) ([]byte, int) {
+	j := i + 1
+	if j < len(s) && s[j] == '#' {
+		j++
+		base := 10
+		if j < len(s) && (s[j] == 'x' || s[j] == 'X') {
+			base = 16
+			j++
+		}
+		start := j
+		var r rune
+		for j < len(s) && hexDigit(s[j]) >= 0 && (base == 16 || s[j] <= '9') {
+			if r <= utf8.MaxRune {
+				r = r*rune(base) + rune(hexDigit(s[j]))
+			}
+			j++
+		}
+		if j == start {
+			return b, 0
+		}
+		if j < len(s) && s[j] == ';' {
+			j++
+		}
+		switch {
+		case r >= 0x80 && r <= 0x9f:
+			// Browsers read these as windows-1252.
+			if c := windows1252[r-0x80]; c != 0 {
+				r = c
+			}
+		case r == 0 || r > utf8.MaxRune || utf16.IsSurrogate(r):
+			r = utf8.RuneError
+		}
+		return utf8.AppendRune(b, r), j - i
+	}
+	for j < len(s) && j-i <= maxEntityName && isAlnum(s[j]) {
+		j++
+	}
+	name := s[i+1 : j]
+	if j < len(s) && s[j] == ';' {
+		if r, ok := entities[name]; ok {
+			return utf8.AppendRune(b, r), j + 1 - i
+		}
+	}
+	// The legacy names read without a semicolon, longest first.
+	for k := len(name); k >= 2; k-- {
+		if r, ok := legacyEntities[name[:k]]; ok {
+			return utf8.AppendRune(b, r), 1 + k
+		}
+	}
+	return b, 0
+}
+
+// windows1252 maps the C1 code points of numeric references as browsers
+// do (the HTML standard's replacement table); 0 means unchanged.
+var windows1252 = [32]rune{
+	0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
+	0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func hexDigit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// hexAt reads n hex digits at s[i].
+func hexAt(s string, i, n int) (rune, bool) {
+	if i < 0 || i+n > len(s) {
+		return 0, false
+	}
+	return parseHex(s[i : i+n])
+}
+
+func parseHex(h string) (rune, bool) {
+	var r rune
+	for k := 0; k < len(h); k++ {
+		d := hexDigit(h[k])
+		if d < 0 {
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, len(h) > 0
+}
+
+// appendCodePoint appends r, or U+FFFD where r is no character.
+func appendCodePoint(b []byte, r rune) []byte {
+	if r > utf8.MaxRune || utf16.IsSurrogate(r) {
+		r = utf8.RuneError
+	}
+	return utf8.AppendRune(b, r)
+}
+
+// origin maps text[a:b] of l back to the span of layer 0 it was written
+// in: an escape that a match touches is taken whole.
+func (l *layer) origin(a, b int) (int, int) {
+	for ; l.parent != nil; l = l.parent {
+		a, b = l.upStart(a), l.upEnd(b)
+	}
+	return a, b
+}
+
+// upStart maps the offset p of l's text to its parent's.
+func (l *layer) upStart(p int) int {
+	k := sort.Search(len(l.segs), func(k int) bool { return int(l.segs[k].at) > p }) - 1
+	if k < 0 {
+		return p
+	}
+	s := l.segs[k]
+	if p < int(s.at+s.n) {
+		return int(s.from)
+	}
+	return int(s.from+s.m) + p - int(s.at+s.n)
+}
+
+// upEnd maps the end offset p (exclusive) of a non-empty span of l's
+// text to its parent's.
+func (l *layer) upEnd(p int) int {
+	q := p - 1
+	k := sort.Search(len(l.segs), func(k int) bool { return int(l.segs[k].at) > q }) - 1
+	if k < 0 {
+		return p
+	}
+	s := l.segs[k]
+	if q < int(s.at+s.n) {
+		return int(s.from + s.m)
+	}
+	return int(s.from+s.m) + p - int(s.at+s.n)
+}

@@ -1,0 +1,219 @@
+package engine
+
+import (
+	"html"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func layerTexts(layers []*layer) []string {
+	var out []string
+	for _, l := range layers {
+		out = append(out, l.text)
+	}
+	return out
+}
+
+func TestDecodings(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string // among the decodings
+	}{
+		{`M\u00fcller`, []string{"Müller"}},
+		{`\ud83d\udc0e horse`, []string{"🐎 horse"}},
+		{`\ud83d alone`, []string{"\ufffd alone"}},
+		{`\u{1F40E}`, []string{"🐎"}},
+		{`tok\u003e91 \/ \" \\ \n`, []string{"tok>91 / \" \\ \n"}},
+		{`M\xfcller`, []string{"Müller"}},
+		{`b'M\xc3\xbcller'`, []string{"b'Müller'"}},
+		{`\U0001F40E`, []string{"🐎"}},
+		{"line\\\ncontinued", []string{"linecontinued"}},
+		{`M&uuml;ller &amp; &#252; &#xFC; &#XfC &lt`, []string{"Müller & ü ü ü <"}},
+		{`&#150; &#0; &#x110000;`, []string{"\u2013 \ufffd \ufffd"}},
+		{`&lowbar;&period;&unknown; & x`, []string{"_.&unknown; & x"}},
+		{`M%C3%BCller%234471 %u00fc %zz %`, []string{"Müller#4471 ü %zz %"}},
+		{`M\\u00fcller`, []string{`M\u00fcller`, "Müller"}},
+		{`M%26uuml%3Bller`, []string{"M&uuml;ller", "Müller"}},
+		{`M&amp;uuml;ller`, []string{"M&uuml;ller", "Müller"}},
+		{`%5Cu00fc`, []string{`\u00fc`, "ü"}},
+	}
+	for _, tt := range tests {
+		layers, ok := decodings(tt.in, false, 0)
+		require.True(t, ok, "decodings(%q)", tt.in)
+		got := layerTexts(layers)
+		assert.Equal(t, tt.in, got[0], "layer 0 is the string itself")
+		for _, w := range tt.want {
+			assert.Contains(t, got, w, "decodings(%q)", tt.in)
+		}
+	}
+	layers, _ := decodings("a+b%20c", true, 0)
+	assert.Contains(t, layerTexts(layers), "a b c", "a plus is a space in a query")
+	layers, _ = decodings("a+b%20c", false, 0)
+	assert.NotContains(t, layerTexts(layers), "a b c", "a plus is a plus unless a value has a space")
+	layers, _ = decodings("plain text", false, 0)
+	assert.Len(t, layers, 1, "a string without escapes is its only decoding")
+}
+
+func TestDecodingsBounds(t *testing.T) {
+	// Nine levels of JSON escaping: more than maxDecodeDepth.
+	s := "x\"y"
+	for range 9 {
+		s = jsonContents(s)
+	}
+	_, ok := decodings(s, false, 0)
+	assert.False(t, ok, "too deep a nesting is past the bounds")
+	// Within them.
+	s = "x\"y"
+	for range 4 {
+		s = jsonContents(s)
+	}
+	layers, ok := decodings(s, false, 0)
+	require.True(t, ok)
+	assert.Contains(t, layerTexts(layers), "x\"y")
+}
+
+// TestOrigin checks that a match in a decoding maps back to exactly the
+// bytes it was written in: whole escapes, nothing more.
+func TestOrigin(t *testing.T) {
+	tests := []struct {
+		in, find, want string
+	}{
+		{`ab M\u00fcller cd`, "Müller", `M\u00fcller`},
+		{`ab M\u00fcller cd`, "ü", `\u00fc`},
+		{`x &lt;tok&gt; y`, "<tok>", `&lt;tok&gt;`},
+		{`x %3Ctok%3E y`, "tok", "tok"},
+		{`x M%C3%BCller y`, "ü", "%C3%BC"},
+		{`x M\\u00fcller y`, "Müller", `M\\u00fcller`},
+		{`x M%26uuml%3Bller y`, "Müller", `M%26uuml%3Bller`},
+		{`x \ud83d\udc0e y`, "🐎", `\ud83d\udc0e`},
+	}
+	for _, tt := range tests {
+		layers, ok := decodings(tt.in, false, 0)
+		require.True(t, ok)
+		found := false
+		for _, l := range layers {
+			if i := strings.Index(l.text, tt.find); i >= 0 {
+				a, b := l.origin(i, i+len(tt.find))
+				if tt.in[a:b] == tt.want {
+					found = true
+					break
+				}
+			}
+		}
+		assert.True(t, found, "no decoding of %q maps %q back to %q", tt.in, tt.find, tt.want)
+	}
+}
+
+// TestDecodingsRoundTrip encodes random strings with every encoder, twice,
+// and checks that a decoding recovers each, mapped back whole.
+func TestDecodingsRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []rune("aZ09 _-&<>\"'/\\%+#;é€ю🐎\n\t")
+	for range 3000 {
+		r := make([]rune, 1+rng.IntN(12))
+		for i := range r {
+			r[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		s := string(r)
+		e1 := encoders[rng.IntN(len(encoders))]
+		e2 := encoders[rng.IntN(len(encoders))]
+		enc := e2.encode(e1.encode(s))
+		layers, ok := decodings(enc, strings.Contains(s, " "), 0)
+		require.True(t, ok, "decodings of %q", enc)
+		found := false
+		for _, l := range layers {
+			if l.text == s {
+				a, b := l.origin(0, len(s))
+				assert.Equal(t, 0, a, "origin of %q in %q", s, enc)
+				assert.Equal(t, len(enc), b, "origin of %q in %q", s, enc)
+				found = true
+			}
+		}
+		assert.True(t, found, "%q through %s then %s is %q: no decoding recovers it", s, e1.name, e2.name, enc)
+	}
+}
+
+// TestEntities holds the table of named references to the standard's, as
+// the standard library reads them.
+func TestEntities(t *testing.T) {
+	for name, r := range entities {
+		assert.Equal(t, string(r), html.UnescapeString("&"+name+";"), "&%s;", name)
+		assert.LessOrEqual(t, len(name), maxEntityName)
+	}
+	for name, r := range legacyEntities {
+		assert.Equal(t, string(r), html.UnescapeString("&"+name), "&%s", name)
+		assert.Equal(t, r, entities[name], "the legacy &%s is also read with its semicolon", name)
+	}
+}
+
+func TestNumberKey(t *testing.T) {
+	same := [][]string{
+		{"4471", "4471.0", "4.471e3", "4.471E+3", "0004471", "-4471", "44710e-1", "0.4471e4"},
+		{"0.001", "1e-3", "1E-3", "0.0010", "10e-4"},
+		{"12.75", "1275e-2", "12.750"},
+		{"0", "0.0", "-0", "0e5"},
+		{"1e999999999999999", "1e999999999999998"},
+	}
+	for _, group := range same {
+		want := string(numberKey(nil, group[0]))
+		for _, n := range group {
+			require.True(t, isNumber(n), "isNumber(%q)", n)
+			assert.Equal(t, want, string(numberKey(nil, n)), "numberKey(%q) and numberKey(%q)", n, group[0])
+		}
+	}
+	assert.NotEqual(t, string(numberKey(nil, "4471")), string(numberKey(nil, "44710")))
+	assert.NotEqual(t, string(numberKey(nil, "4471")), string(numberKey(nil, "4.471")))
+	for _, n := range []string{"", "-", "4471.", ".5", "1e", "0x10", "12a", "1 2", "--1"} {
+		assert.False(t, isNumber(n), "isNumber(%q)", n)
+	}
+}
+
+func TestNumbersInText(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"pin 4471.", []string{"4471"}},
+		{"x4471y -12.5e3z", []string{"4471", "-12.5e3"}},
+		{"1.2.3 and 3.4471", []string{"1.2", "3.4471"}},
+		{"4471e 4471e+ 1e5", []string{"4471", "4471", "1e5"}},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		numbers(tt.text, func(a, b int) bool {
+			got = append(got, tt.text[a:b])
+			return true
+		})
+		assert.Equal(t, tt.want, got, "numbers(%q)", tt.text)
+	}
+}
+
+func TestMentions(t *testing.T) {
+	tests := []struct {
+		text string
+		n    int
+	}{
+		{`{"type":"secret_reference"}`, 1},
+		{"a SECRET_Reference", 1},
+		{`secret\u005freference`, 1},
+		{`secret&lowbar;reference and secret&#95;reference`, 2},
+		{`secret%5Freference`, 1},
+		{`secret\\u005freference`, 1},
+		{"secret_references my_secret_reference xsecret_reference", 0},
+		{"secret reference, secret-reference", 0},
+		{`"secret_reference" then \u0073ecret_reference`, 2},
+	}
+	for _, tt := range tests {
+		spans, ok := mentions(tt.text, 0)
+		require.True(t, ok)
+		assert.Len(t, spans, tt.n, "mentions(%q): %v", tt.text, spans)
+		if tt.n > 0 {
+			assert.True(t, mayMention(tt.text), "mayMention(%q)", tt.text)
+		}
+	}
+}

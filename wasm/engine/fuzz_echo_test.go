@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/veilmcp/veil/wasm/leakcheck"
+)
+
+// FuzzEchoes withholds random values and echoes each elsewhere in the
+// output, written through random compositions of the encoders ordinary
+// backends use (encoders_test.go), in random places: text items, a
+// record's JSON text in a text item, JSON text nested in a JSON string,
+// other fields, member names, _meta, an error result's text, numbers, a
+// secret_reference's id. Its oracle, package leakcheck, decodes the agent
+// view on its own and searches it for every withheld value.
+//
+// The fuzzer's inputs are one withheld value and a plan: the bytes that
+// drive every other choice (random ones once it runs out).
+func FuzzEchoes(f *testing.F) {
+	f.Add("Müller#4471", uint64(1), []byte{0, 1, 2, 3})
+	f.Add("tok>91", uint64(2), []byte{1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add(`p&<w>"d/'\`, uint64(3), []byte{2, 9, 9, 9})
+	f.Add("44719920", uint64(4), []byte{3, 0, 5, 1, 1})
+	f.Add("correct horse", uint64(5), []byte{0, 14, 13, 2})
+	f.Add("Ωμέγα🐎", uint64(6), []byte{1, 3, 6, 9, 12, 15})
+	f.Add("sk_live_abc", uint64(7), []byte{2, 2, 2, 7, 7, 7})
+	f.Fuzz(func(t *testing.T, first string, seed uint64, plan []byte) {
+		if !utf8.ValidString(first) || strings.ContainsRune(first, utf8.RuneError) {
+			t.Skip()
+		}
+		g := &echoGen{plan: plan, rng: rand.New(rand.NewPCG(seed, uint64(len(plan))))}
+		c := g.build(first)
+		e := New(&Options{Origin: testOrigin})
+		mustRegister(t, e, `{"name":"t","description":"d",`+c.def+`}`)
+		res := e.Output("t", Outcome{Kind: Returned, Data: c.data})
+		for _, v := range c.secrets {
+			if res.Err != nil {
+				if strings.Contains(res.Err.Message, v) {
+					t.Fatalf("the error %q holds the withheld %q", res.Err.Message, v)
+				}
+				continue
+			}
+			if where, found := leakcheck.Find(res.Agent, v); found {
+				t.Fatalf("withheld %q found in %s\noutput: %s\nview:   %s", v, where, c.data, res.Agent)
+			}
+		}
+		if res.Err == nil && c.keep != "" {
+			if _, found := leakcheck.Find(res.Agent, c.keep); !found && !c.mayLoseKeep {
+				t.Fatalf("the visible %q is gone\noutput: %s\nview:   %s", c.keep, c.data, res.Agent)
+			}
+		}
+	})
+}
+
+// echoGen makes one case of FuzzEchoes.
+type echoGen struct {
+	plan []byte
+	rng  *rand.Rand
+}
+
+func (g *echoGen) intn(n int) int {
+	if len(g.plan) > 0 {
+		b := g.plan[0]
+		g.plan = g.plan[1:]
+		return int(b) % n
+	}
+	return g.rng.IntN(n)
+}
+
+// echoCase is a tool, its output, the values it withholds that rule (d)
+// covers, and a visible value that must stay.
+type echoCase struct {
+	def, data string
+	secrets   []string
+	keep      string
+	// mayLoseKeep: the keep text stands in a text that may rightly be
+	// withheld whole (it holds a reference the engine cannot read).
+	mayLoseKeep bool
+}
+
+// keepText is the visible value every case carries; fixedText is what the
+// view holds whatever the values, so a value found in it is no leak.
+const keepText = "KEEP-visible"
+
+var fixedText = strings.Join([]string{
+	keepText, "note", "record", "user", "index", "trace", "seen",
+	"1 value was withheld from this result because it is sensitive. The user can reveal it on the page; it was not sent to you, so do not guess it or ask the user to share it.",
+	"values were withheld from this result because they are sensitive; secrets are held for the user. The user can reveal them on the page; they were not sent to you, so do not guess them or ask the user to share them.",
+	"secret is held for the user. secret reference was invalid and withheld. references were invalid and withheld.",
+	`{"content":[{"type":"text","text":""}],"structuredContent":{},"isError":true,"_meta":{"dev.veil/withheld":{"withheld":["/structuredContent/s0","/names","/content/0"],"references":0,"invalidReferences":0}}}`,
+	`{"type":"secret_reference","label":"API key","ttl":60}`, "s0 s1 s2 names", "pointer",
+}, "\n")
+
+// randomValue makes a withheld value of one of the kinds encoders change.
+func (g *echoGen) randomValue() string {
+	classes := []string{
+		"abcdefghXYZ",
+		"0123456789",
+		`&<>/"\'%+#;:=? `,
+		"éüßÑ€юΩ中✓🐎\u00a0",
+	}
+	switch g.intn(4) {
+	case 0: // digits only, as a number would be
+		n := 4 + g.intn(9)
+		b := []byte{byte('1' + g.intn(9))}
+		for len(b) < n {
+			b = append(b, byte('0'+g.intn(10)))
+		}
+		return string(b)
+	case 1: // a decimal
+		return strconv.Itoa(10+g.intn(9990)) + "." + strconv.Itoa(1+g.intn(9))
+	}
+	var b strings.Builder
+	for n := 4 + g.intn(10); n > 0; n-- {
+		cl := []rune(classes[g.intn(len(classes))])
+		b.WriteRune(cl[g.intn(len(cl))])
+	}
+	return b.String()
+}
+
+// encode writes v through one to three encoders.
+func (g *echoGen) encode(v string) string {
+	for n := 1 + g.intn(3); n > 0; n-- {
+		v = encoders[g.intn(len(encoders))].encode(v)
+	}
+	return v
+}
+
+// record writes a record holding v as a backend's JSON encoder would.
+func (g *echoGen) record(v string) string {
+	b, _ := json.Marshal(map[string]any{"user": "Ada", "pw": v})
+	s := string(b) // Go's json.Marshal, HTML-safe
+	switch g.intn(4) {
+	case 0: // Python's json.dumps
+		s = escapeNonASCII(strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(s))
+	case 1: // PHP's json_encode
+		s = strings.ReplaceAll(escapeNonASCII(strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(s)), "/", `\/`)
+	case 2: // nested: the record as a string in another record
+		b, _ := json.Marshal(map[string]any{"record": s})
+		s = string(b)
+	}
+	return s
+}
+
+func (g *echoGen) build(first string) echoCase {
+	var c echoCase
+	values := []string{first}
+	for n := g.intn(3); n > 0; n-- {
+		values = append(values, g.randomValue())
+	}
+	sc := map[string]any{}
+	var content []any
+	meta := map[string]any{}
+	names := map[string]any{}
+	index := map[string]any{"seen": 1}
+	mode := g.intn(3)
+	if mode != 2 {
+		// In mode 2 structuredContent is withheld, and its strings with it.
+		sc["note"] = keepText
+	}
+	switch mode {
+	case 0:
+		c.def = `"outputSchema":{"type":"object","properties":{"s0":{"x-sensitive":true},"s1":{"x-sensitive":true},"s2":{"x-sensitive":true},"names":{"propertyNames":{"x-sensitive":true}}}}`
+	case 1:
+		c.def = `"annotations":{"sensitiveHint":true},"outputSchema":{"type":"object","properties":{"s0":{"x-sensitive":true},"s1":{"x-sensitive":true},"s2":{"x-sensitive":true},"names":{"propertyNames":{"x-sensitive":true}},"note":{},"index":{}}}`
+	default:
+		// sensitiveHint with a reference: structuredContent is withheld
+		// and text items reach the agent.
+		c.def = `"annotations":{"sensitiveHint":true}`
+	}
+	var refs []any
+	for k, v := range values {
+		if covered(v) {
+			c.secrets = append(c.secrets, v)
+		}
+		// Where the value is withheld.
+		switch {
+		case mode != 2 && g.intn(4) == 0:
+			names[v] = 1
+		case leakcheck.IsNumber(v) && g.intn(2) == 0:
+			sc[fmt.Sprintf("s%d", k)] = json.Number(v)
+		case mode == 2 && g.intn(3) == 0:
+			// As a reference's id.
+			refs = append(refs, map[string]any{"type": "secret_reference", "id": v, "label": "API key", "redeemUrl": "/redeem/" + url.PathEscape(v), "ttl": 60})
+		default:
+			sc[fmt.Sprintf("s%d", k)] = v
+		}
+		// Where it is echoed.
+		for n := 1 + g.intn(3); n > 0; n-- {
+			echo := g.encode(v)
+			if leakcheck.IsNumber(v) && g.intn(3) == 0 {
+				forms := numberForms(v)
+				echo = forms[g.intn(len(forms))]
+			}
+			switch g.intn(8) {
+			case 0:
+				content = append(content, map[string]any{"type": "text", "text": "It is " + echo + "."})
+			case 1:
+				content = append(content, map[string]any{"type": "text", "text": g.record(echo)})
+			case 2:
+				content = append(content, map[string]any{"type": "text", "text": g.record(v)})
+			case 3:
+				if mode == 2 {
+					content = append(content, map[string]any{"type": "text", "text": keepText + " " + echo})
+				} else {
+					sc["note"] = keepText + " " + echo
+				}
+			case 4:
+				index[echo] = 2
+			case 5:
+				meta["trace"] = echo
+			case 6:
+				if n, err := strconv.ParseFloat(v, 64); err == nil && leakcheck.IsNumber(v) {
+					index["n"] = n
+				} else {
+					content = append(content, map[string]any{"type": "text", "text": echo})
+				}
+			default:
+				// A reference written in a text item, in some notation.
+				ref := fmt.Sprintf(`{"type":"secret_reference","id":%q,"label":"API key","redeemUrl":%q}`, v, "/redeem/"+url.PathEscape(v))
+				content = append(content, map[string]any{"type": "text", "text": keepText + " " + g.encode(ref)})
+				c.mayLoseKeep = true
+			}
+		}
+	}
+	if len(names) > 0 {
+		sc["names"] = names
+	}
+	sc["index"] = index
+	content = append(content, map[string]any{"type": "text", "text": keepText})
+	content = append(content, refs...)
+	if mode == 2 && len(refs) == 0 {
+		content = append(content, map[string]any{"type": "secret_reference", "id": "ID-fixed-ref", "label": "API key", "redeemUrl": "/redeem/ID-fixed-ref"})
+	}
+	out := map[string]any{"content": content, "structuredContent": sc}
+	if len(meta) > 0 {
+		out["_meta"] = meta
+	}
+	if g.intn(4) == 0 {
+		out["isError"] = true
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(out)
+	c.data = strings.TrimSuffix(b.String(), "\n")
+	c.keep = keepText
+	if mode == 1 {
+		// The allowlist keeps structuredContent's declared members only.
+		c.mayLoseKeep = true
+	}
+	return c
+}
+
+// covered reports whether rule (d) removes v elsewhere: four characters
+// or more, a number by its plain value too, and nothing the view holds
+// whatever the values are.
+func covered(v string) bool {
+	if utf8.RuneCountInString(v) < minScrubLength {
+		return false
+	}
+	if leakcheck.IsNumber(v) {
+		// Only the forms the generator writes: no leading zero, no
+		// trailing zero in a fraction, no exponent.
+		if strings.HasPrefix(strings.TrimPrefix(v, "-"), "0") || strings.ContainsAny(v, "eE") ||
+			strings.Contains(v, ".") && strings.HasSuffix(v, "0") {
+			return false
+		}
+	}
+	_, inFixed := leakcheck.Find(fixedText, v)
+	return !inFixed
+}

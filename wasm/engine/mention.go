@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// This file finds where a string names secret_reference, in any decoding
+// of it (decode.go): rule (c) holds a text that does so to account for
+// every mention with a valid reference, and withholds it otherwise.
+
+// referenceType is the type of a secret_reference.
+const referenceType = "secret_reference"
+
+// mentions returns the spans of str where some decoding of it names
+// secret_reference: in any case, and not inside a longer identifier, so
+// that "secret_references" and "my_secret_reference_id" are not mentions.
+// Overlapping spans count once. ok is false when str has more decodings
+// than the bounds allow; the caller must fail closed. extraDepth allows
+// more decodings than a string gets, for a JSON text whose strings are
+// themselves encoded once.
+func mentions(str string, extraDepth int) (spans [][2]int, ok bool) {
+	if !hasEscapes(str, false) {
+		eachMention(str, func(a, b int) { spans = append(spans, [2]int{a, b}) })
+		return spans, true
+	}
+	layers, ok := decodings(str, false, extraDepth)
+	if !ok {
+		return nil, false
+	}
+	for _, l := range layers {
+		eachMention(l.text, func(a, b int) {
+			a, b = l.origin(a, b)
+			spans = append(spans, [2]int{a, b})
+		})
+	}
+	return mergeSpans(spans), true
+}
+
+// mayMention is a fast, sound test for mentions: a string without an
+// underscore or an escape names no secret_reference.
+func mayMention(str string) bool {
+	return strings.IndexByte(str, '_') >= 0 || hasEscapes(str, false)
+}
+
+// eachMention calls f with the span of each secret_reference in text as
+// it is.
+func eachMention(text string, f func(a, b int)) {
+	const before = len("secret")
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '_')
+		if j < 0 {
+			return
+		}
+		a := i + j - before
+		b := a + len(referenceType)
+		i += j + 1
+		if a < 0 || b > len(text) || !strings.EqualFold(text[a:b], referenceType) {
+			continue
+		}
+		if a > 0 && isIdentByte(text[a-1]) || b < len(text) && isIdentByte(text[b]) {
+			continue
+		}
+		f(a, b)
+	}
+}
+
+func isIdentByte(c byte) bool { return isAlnum(c) || c == '_' }
+
+// mergeSpans sorts spans and joins those that overlap.
+func mergeSpans(spans [][2]int) [][2]int {
+	if len(spans) < 2 {
+		return spans
+	}
+	slices.SortFunc(spans, func(x, y [2]int) int { return cmp.Compare(x[0], y[0]) })
+	out := spans[:1]
+	for _, s := range spans[1:] {
+		if last := &out[len(out)-1]; s[0] < last[1] {
+			last[1] = max(last[1], s[1])
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}

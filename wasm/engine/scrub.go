@@ -1,0 +1,401 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file holds rule (d): what the view withholds is removed from every
+// other string the agent gets, in whatever form a reader would decode it
+// from (decode.go): escaped, HTML-encoded, percent-encoded, a number
+// written as a string or a string as a number (number.go).
+
+// minScrubLength is the fewest characters a withheld string or number
+// needs to be removed elsewhere: shorter values are not specific, and
+// removing every "42" or "yes" would mangle the view. A number counts the
+// characters of the shorter of its text, sign aside, and its value
+// written plainly: 0042 is 42, two.
+const minScrubLength = 4
+
+// maxScrubRounds bounds how often a string is scrubbed again because a
+// removal joined the halves of another withheld value. A string that
+// still holds one after that many is emptied.
+const maxScrubRounds = 8
+
+// scrubSet collects what rule (d) removes: the strings and numbers the
+// view withholds.
+type scrubSet struct {
+	literals map[string]struct{}
+	numbers  map[string]struct{} // by numberKey
+}
+
+// addString adds a withheld string: as a number when it is written as
+// one, else as itself.
+func (s *scrubSet) addString(v string) {
+	if len(v) < minScrubLength || utf8.RuneCountInString(v) < minScrubLength {
+		return
+	}
+	if isNumber(v) {
+		s.addNumber(v)
+		return
+	}
+	if s.literals == nil {
+		s.literals = map[string]struct{}{}
+	}
+	s.literals[v] = struct{}{}
+}
+
+// addNumber adds a withheld number, written as isNumber accepts.
+func (s *scrubSet) addNumber(text string) {
+	digits := len(text)
+	if text != "" && text[0] == '-' {
+		digits--
+	}
+	if digits < minScrubLength {
+		return
+	}
+	key := numberKey(nil, text)
+	if plainLength(key) < minScrubLength {
+		return
+	}
+	if s.numbers == nil {
+		s.numbers = map[string]struct{}{}
+	}
+	s.numbers[string(key)] = struct{}{}
+}
+
+// plainLength is how many characters the number of key takes written
+// plainly, as JavaScript writes it (exponents from 1e21 on).
+func plainLength(key []byte) int {
+	e := strings.IndexByte(string(key), 'e')
+	if e < 0 {
+		return 1 // zero
+	}
+	digits := e
+	exp := 0
+	neg := false
+	for _, c := range key[e+1:] {
+		if c == '-' {
+			neg = true
+			continue
+		}
+		exp = min(exp*10+int(c-'0'), 1<<20)
+	}
+	switch {
+	case neg || exp == 0:
+		return 2 + exp + digits // 0.000ddd
+	case exp > 21:
+		return digits + 4 // d.ddde+NN, at least
+	case digits <= exp:
+		return exp
+	default:
+		return digits + 1
+	}
+}
+
+// scrubber removes the values of a scrubSet from the strings the agent
+// gets.
+//
+// Most strings hold none, so finding one must be cheap: a literal is
+// found through a bloom filter over the four-byte window it starts with,
+// and numbers by value only where the set has any. Only a string with an
+// escape in it is decoded.
+type scrubber struct {
+	long    map[uint32][]string // literals by their first four bytes, longest first
+	bloom   []uint64
+	numbers map[string]struct{}
+	// plus: a literal holds a space, so a plus sign in a query string can
+	// stand for it.
+	plus bool
+	any  bool
+}
+
+const bloomBits = 1 << 16
+
+func window(s string, i int) uint32 {
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+}
+
+func bloomIndex(w uint32) uint32 { return (w * 2654435761) >> (32 - 16) }
+
+func newScrubber(set *scrubSet) *scrubber {
+	s := &scrubber{numbers: set.numbers}
+	s.any = len(set.literals) > 0 || len(set.numbers) > 0
+	for x := range set.literals {
+		if s.long == nil {
+			s.long = map[uint32][]string{}
+			s.bloom = make([]uint64, bloomBits/64)
+		}
+		w := window(x, 0)
+		s.long[w] = append(s.long[w], x)
+		bi := bloomIndex(w)
+		s.bloom[bi/64] |= 1 << (bi % 64)
+		s.plus = s.plus || strings.IndexByte(x, ' ') >= 0
+	}
+	for _, l := range s.long {
+		slices.SortFunc(l, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	}
+	return s
+}
+
+// literalAt returns the length of the longest withheld literal at
+// str[i:], or 0.
+func (s *scrubber) literalAt(str string, i int) int {
+	if s.long == nil || i+4 > len(str) {
+		return 0
+	}
+	w := window(str, i)
+	bi := bloomIndex(w)
+	if s.bloom[bi/64]&(1<<(bi%64)) == 0 {
+		return 0
+	}
+	for _, p := range s.long[w] {
+		if strings.HasPrefix(str[i:], p) {
+			return len(p)
+		}
+	}
+	return 0
+}
+
+// findLiteral returns where the first withheld literal in str at or
+// after from starts, and the length of the longest one there; -1 when
+// there is none. It slides a four-byte window over str and looks closer
+// only where the bloom filter lets a literal start.
+func (s *scrubber) findLiteral(str string, from int) (int, int) {
+	n := len(str)
+	if s.long == nil || n-from < 4 {
+		return -1, 0
+	}
+	w := (uint32(str[from]) | uint32(str[from+1])<<8 | uint32(str[from+2])<<16) << 8
+	for i := from; i+4 <= n; i++ {
+		w = w>>8 | uint32(str[i+3])<<24
+		bi := bloomIndex(w)
+		if s.bloom[bi/64]&(1<<(bi%64)) != 0 {
+			if m := s.literalAt(str, i); m > 0 {
+				return i, m
+			}
+		}
+	}
+	return -1, 0
+}
+
+// isWithheldNumber reports whether the number written text (as isNumber
+// accepts) has the value of a withheld one.
+func (s *scrubber) isWithheldNumber(text string) bool {
+	if len(s.numbers) == 0 {
+		return false
+	}
+	var buf [64]byte
+	_, ok := s.numbers[string(numberKey(buf[:0], text))]
+	return ok
+}
+
+// eachMatch calls f with the span of every withheld value written in
+// text as it is, literals and numbers; f returns false to stop.
+func (s *scrubber) eachMatch(text string, f func(a, b int) bool) {
+	for i, m := s.findLiteral(text, 0); i >= 0; i, m = s.findLiteral(text, i+m) {
+		if !f(i, i+m) {
+			return
+		}
+	}
+	if len(s.numbers) > 0 {
+		stop := false
+		numbers(text, func(a, b int) bool {
+			if s.isWithheldNumber(text[a:b]) {
+				stop = !f(a, b)
+			}
+			return !stop
+		})
+	}
+}
+
+// contains reports whether str holds a withheld value in any decoding,
+// or has more decodings than can be searched.
+func (s *scrubber) contains(str string) bool {
+	if !s.any {
+		return false
+	}
+	found := false
+	ok := s.eachSpan(str, func(int, int) bool { found = true; return false })
+	return found || !ok
+}
+
+// containsRaw reports whether a JSON text holds, in its strings, member
+// names or numbers, a withheld value that a search of its bytes as they
+// are finds. A text without escapes needs no more.
+func (s *scrubber) containsRaw(text string) bool {
+	if !s.any {
+		return false
+	}
+	found := false
+	s.eachMatch(text, func(int, int) bool { found = true; return false })
+	return found
+}
+
+// eachSpan calls f with the span of str that every match in every
+// decoding of str was written in. It reports false when str has more
+// decodings than the bounds allow.
+func (s *scrubber) eachSpan(str string, f func(a, b int) bool) bool {
+	if !hasEscapes(str, s.plus) {
+		s.eachMatch(str, f)
+		return true
+	}
+	layers, ok := decodings(str, s.plus, 0)
+	if !ok {
+		return false
+	}
+	for _, l := range layers {
+		stop := false
+		s.eachMatch(l.text, func(a, b int) bool {
+			a, b = l.origin(a, b)
+			stop = !f(a, b)
+			return !stop
+		})
+		if stop {
+			break
+		}
+	}
+	return true
+}
+
+// scrub returns str without any withheld value, and whether it changed.
+// A str that is JSON text is rewritten from its parsed form, so that a
+// removal leaves valid JSON: a member whose name holds a withheld value
+// and a withheld number are left out, and strings are scrubbed, to the
+// depth of JSON text in JSON text that references are read to.
+func (s *scrubber) scrub(str string) (string, bool) {
+	return s.scrubDepth(str, 0)
+}
+
+func (s *scrubber) scrubDepth(str string, depth int) (string, bool) {
+	if !s.any {
+		return str, false
+	}
+	if depth <= maxEmbeddedDepth && looksLikeJSON(str) {
+		if tr, err := parseTree(str); err == nil && tr.nodes[0].kind >= kArray {
+			if !s.contains(str) {
+				return str, false
+			}
+			return s.scrubTree(tr, depth), true
+		}
+	}
+	return s.scrubText(str)
+}
+
+// looksLikeJSON reports whether s starts, after white space, as a JSON
+// object or array does.
+func looksLikeJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{', '[':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// scrubText removes every span that holds a withheld value, whole
+// escapes and whole characters, until none is left. Removing one can
+// join the halves of another, so it goes again, at most maxScrubRounds
+// times; a string that exceeds that, or the bounds of decoding, is
+// emptied.
+func (s *scrubber) scrubText(str string) (string, bool) {
+	var spans [][2]int
+	for round := 0; ; round++ {
+		spans = spans[:0]
+		ok := s.eachSpan(str, func(a, b int) bool {
+			spans = append(spans, [2]int{a, b})
+			return true
+		})
+		if !ok || (round == maxScrubRounds && len(spans) > 0) {
+			return "", true
+		}
+		if len(spans) == 0 {
+			return str, round > 0
+		}
+		str = removeSpans(str, spans)
+	}
+}
+
+// removeSpans returns str without the spans, widened to whole UTF-8
+// sequences.
+func removeSpans(str string, spans [][2]int) string {
+	slices.SortFunc(spans, func(x, y [2]int) int { return cmp.Compare(x[0], y[0]) })
+	b := make([]byte, 0, len(str))
+	last := 0
+	for _, sp := range spans {
+		a, e := sp[0], sp[1]
+		for a > 0 && a < len(str) && !utf8.RuneStart(str[a]) {
+			a--
+		}
+		for e < len(str) && !utf8.RuneStart(str[e]) {
+			e++
+		}
+		if a < last {
+			a = last
+		}
+		if e <= a {
+			continue
+		}
+		b = append(b, str[last:a]...)
+		last = e
+	}
+	b = append(b, str[last:]...)
+	return string(b)
+}
+
+// scrubTree writes the JSON text tr without what it withholds: members
+// whose names hold a withheld value, withheld numbers, and withheld values
+// in its strings.
+func (s *scrubber) scrubTree(tr *tree, depth int) string {
+	drop := make([]bool, len(tr.nodes))
+	for i := 1; i < len(tr.nodes); {
+		n := &tr.nodes[i]
+		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.isWithheldNumber(tr.text(i)) {
+			drop[i] = true
+			i = int(n.next)
+			continue
+		}
+		i++
+	}
+	var emit func(b []byte, i int) []byte
+	emit = func(b []byte, i int) []byte {
+		n := &tr.nodes[i]
+		switch n.kind {
+		case kString:
+			if c, changed := s.scrubDepth(tr.str(i), depth+1); changed {
+				return appendString(b, c)
+			}
+			return append(b, tr.text(i)...)
+		case kObject, kArray:
+			begin, end := byte('['), byte(']')
+			if n.kind == kObject {
+				begin, end = '{', '}'
+			}
+			b = append(b, begin)
+			first := true
+			for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
+				if drop[j] {
+					continue
+				}
+				if !first {
+					b = append(b, ',')
+				}
+				first = false
+				if n.kind == kObject {
+					b = append(b, tr.src[tr.nodes[j].keyStart:tr.nodes[j].start]...)
+				}
+				b = emit(b, j)
+			}
+			return append(b, end)
+		default:
+			return append(b, tr.text(i)...)
+		}
+	}
+	return string(emit(make([]byte, 0, len(tr.src)), 0))
+}

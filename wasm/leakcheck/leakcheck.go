@@ -1,0 +1,273 @@
+// Package leakcheck finds a withheld value in what an AI agent reads, in
+// every form a reader decodes without effort: JSON text in JSON strings,
+// backslash escapes of JSON, JavaScript and Python, HTML character
+// references, percent-encoding, and a number written any way.
+//
+// It is the tests' oracle for the engine's rules (c) and (d). It is written
+// apart from the engine's own decoding, on the standard library where it
+// can be, so that the two do not share a mistake.
+//
+// A value written as a number (see [IsNumber]) is found by value, where it
+// stands whole: 4471 is in "x4471", "4471.0" and 4.471e3, not in "144712"
+// or "3.4471". Any other value is found as a substring.
+package leakcheck
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxDepth is how many decodings Find applies one after the other.
+const MaxDepth = 6
+
+// maxLayers bounds the distinct decodings Find searches per string.
+const maxLayers = 256
+
+// Find reports whether text, or anything decoded from it, holds value,
+// and where: a short description of the decodings that led there.
+func Find(text, value string) (where string, found bool) {
+	f := finder{value: value}
+	if IsNumber(value) {
+		f.number = new(big.Rat)
+		f.number.SetString(strings.TrimPrefix(value, "-"))
+	}
+	return f.find(text, "text", 0)
+}
+
+// IsNumber reports whether s is written as a number: an optional minus
+// sign, digits, an optional fraction and an optional exponent.
+func IsNumber(s string) bool { return numberRE.MatchString(s) }
+
+var numberRE = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+type finder struct {
+	value  string
+	number *big.Rat // the value's magnitude, when it is a number
+}
+
+func (f *finder) find(text, where string, jsonDepth int) (string, bool) {
+	layers := []string{text}
+	names := []string{where}
+	seen := map[string]bool{text: true}
+	depth := map[string]int{text: 0}
+	for k := 0; k < len(layers); k++ {
+		s := layers[k]
+		// A JSON text is read as the values it holds: a match across its
+		// syntax (a quote and the escape before it) is nothing a reader
+		// reads.
+		if jsonDepth < 2*MaxDepth {
+			if w, ok, isJSON := f.findJSON(s, names[k], jsonDepth); isJSON {
+				if ok {
+					return w, true
+				}
+				continue
+			}
+		}
+		if f.holds(s) {
+			return names[k], true
+		}
+		if depth[s] >= MaxDepth || len(layers) >= maxLayers {
+			continue
+		}
+		for _, t := range transforms {
+			for _, d := range t.apply(s) {
+				if seen[d] {
+					continue
+				}
+				seen[d] = true
+				depth[d] = depth[s] + 1
+				layers = append(layers, d)
+				names = append(names, names[k]+" > "+t.name)
+			}
+		}
+	}
+	return "", false
+}
+
+// findJSON looks in s parsed as JSON, if it is a JSON object, array or
+// string: every string and member name as a text of its own, and every
+// number.
+func (f *finder) findJSON(s, where string, jsonDepth int) (w string, found, isJSON bool) {
+	trimmed := strings.TrimSpace(s)
+	if trimmed == "" || !strings.ContainsAny(trimmed[:1], `{["`) {
+		return "", false, false
+	}
+	dec := json.NewDecoder(strings.NewReader(trimmed))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return "", false, false
+	}
+	if dec.InputOffset() != int64(len(trimmed)) {
+		return "", false, false // more after the value
+	}
+	w, found = f.findValue(v, where+" > JSON", jsonDepth+1)
+	return w, found, true
+}
+
+func (f *finder) findValue(v any, where string, jsonDepth int) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return f.find(v, where+" string", jsonDepth)
+	case json.Number:
+		if f.holds(string(v)) {
+			return where + " number " + string(v), true
+		}
+	case []any:
+		for i, x := range v {
+			if w, ok := f.findValue(x, fmt.Sprintf("%s[%d]", where, i), jsonDepth); ok {
+				return w, true
+			}
+		}
+	case map[string]any:
+		for k, x := range v {
+			if w, ok := f.find(k, where+" name", jsonDepth); ok {
+				return w, true
+			}
+			if w, ok := f.findValue(x, where+"."+k, jsonDepth); ok {
+				return w, true
+			}
+		}
+	}
+	return "", false
+}
+
+// holds reports whether s holds the value as it is.
+func (f *finder) holds(s string) bool {
+	if f.number == nil {
+		return strings.Contains(s, f.value)
+	}
+	for _, m := range tokenRE.FindAllStringIndex(s, -1) {
+		a, b := m[0], m[1]
+		// Whole numbers only: not the fraction of another.
+		if a >= 2 && s[a-1] == '.' && isDigit(s[a-2]) {
+			continue
+		}
+		var r big.Rat
+		if _, ok := r.SetString(s[a:b]); ok && r.Cmp(f.number) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+var tokenRE = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?`)
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// A transform is one decoding. apply returns s decoded, in each way the
+// decoding can be read; nothing when it changes nothing.
+type transform struct {
+	name  string
+	apply func(s string) []string
+}
+
+var transforms = []transform{
+	{"backslash escapes", unescapeBackslashes},
+	{"HTML", func(s string) []string { return changed(s, html.UnescapeString(s)) }},
+	{"percent", func(s string) []string { return changed(s, unescapePercent(s, false)) }},
+	{"query", func(s string) []string { return changed(s, unescapePercent(s, true)) }},
+}
+
+func changed(s string, d ...string) []string {
+	var out []string
+	for _, x := range d {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+var (
+	pairRE    = regexp.MustCompile(`\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})`)
+	escapeRE  = regexp.MustCompile(`(?:\\x[0-9a-fA-F]{2})+|\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|\r\n|[\s\S])`)
+	hexRE     = regexp.MustCompile(`^[0-9a-fA-F]{2}$`)
+	percentRE = regexp.MustCompile(`(?:%[0-9a-fA-F]{2})+|%[uU][0-9a-fA-F]{4}`)
+)
+
+// unescapeBackslashes decodes backslash escapes, reading a run of \xHH
+// both as bytes (a Python bytes literal of UTF-8) and as code points (a
+// Python str literal).
+func unescapeBackslashes(s string) []string {
+	if !strings.Contains(s, `\`) {
+		return nil
+	}
+	decode := func(asBytes bool) string {
+		s := pairRE.ReplaceAllStringFunc(s, func(m string) string {
+			hi, _ := strconv.ParseUint(m[2:6], 16, 32)
+			lo, _ := strconv.ParseUint(m[8:12], 16, 32)
+			return string(utf16.DecodeRune(rune(hi), rune(lo)))
+		})
+		return escapeRE.ReplaceAllStringFunc(s, func(m string) string {
+			e := m[1:]
+			switch {
+			case strings.HasPrefix(e, "u{"):
+				n, _ := strconv.ParseUint(e[2:len(e)-1], 16, 32)
+				return codePoint(n)
+			case len(e) == 5 && e[0] == 'u', len(e) == 9 && e[0] == 'U':
+				n, _ := strconv.ParseUint(e[1:], 16, 32)
+				return codePoint(n)
+			case len(e) >= 3 && e[0] == 'x' && hexRE.MatchString(e[1:3]):
+				var raw []byte
+				for i := 0; i+4 <= len(m); i += 4 {
+					n, _ := strconv.ParseUint(m[i+2:i+4], 16, 8)
+					raw = append(raw, byte(n))
+				}
+				if asBytes && utf8.Valid(raw) {
+					return string(raw)
+				}
+				var b strings.Builder
+				for _, c := range raw {
+					b.WriteRune(rune(c))
+				}
+				return b.String()
+			case e == "\r\n" || e == "\n" || e == "\r":
+				return ""
+			}
+			if short, ok := map[string]string{"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "a": "\a", "0": "\x00"}[e]; ok {
+				return short
+			}
+			return e
+		})
+	}
+	return changed(s, decode(true), decode(false))
+}
+
+func codePoint(n uint64) string {
+	if n > utf8.MaxRune || utf16.IsSurrogate(rune(n)) {
+		return string(utf8.RuneError)
+	}
+	return string(rune(n))
+}
+
+// unescapePercent decodes %HH (as bytes) and %uHHHH, and with plus, + as
+// a space. Unlike net/url it takes what it can of a malformed text.
+func unescapePercent(s string, plus bool) string {
+	if !strings.Contains(s, "%") && !(plus && strings.Contains(s, "+")) {
+		return s
+	}
+	if plus {
+		s = strings.ReplaceAll(s, "+", " ")
+	}
+	return percentRE.ReplaceAllStringFunc(s, func(m string) string {
+		if m[1] == 'u' || m[1] == 'U' {
+			n, _ := strconv.ParseUint(m[2:], 16, 32)
+			return codePoint(n)
+		}
+		var b bytes.Buffer
+		for i := 0; i+3 <= len(m); i += 3 {
+			n, _ := strconv.ParseUint(m[i+1:i+3], 16, 8)
+			b.WriteByte(byte(n))
+		}
+		return b.String()
+	})
+}

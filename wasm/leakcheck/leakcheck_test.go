@@ -1,0 +1,48 @@
+package leakcheck_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/veilmcp/veil/wasm/leakcheck"
+)
+
+func TestFind(t *testing.T) {
+	tests := []struct {
+		name, text, value string
+		found             bool
+	}{
+		{"as it is", "the pw is Müller#4471.", "Müller#4471", true},
+		{"Python's json.dumps in a JSON string", `{"text":"{\"pw\": \"M\\u00fcller#4471\"}"}`, "Müller#4471", true},
+		{"Go's HTML-safe JSON", `{"text":"{\"pw\":\"tok\\u003e91\"}"}`, "tok>91", true},
+		{"PHP's json_encode", `"{\"url\":\"https:\\\/\\\/x\\\/tok\"}"`, "https://x/tok", true},
+		{"a surrogate pair", `"\ud83d\udc0e horse"`, "🐎 horse", true},
+		{"Python's repr", `{'pw': 'M\xfcller'}`, "Müller", true},
+		{"a Python bytes literal", `b'M\xc3\xbcller'`, "Müller", true},
+		{"HTML named", "M&uuml;ller &amp; co", "Müller & co", true},
+		{"HTML numeric", "tok&#62;91 tok&#x3E;91", "tok>91", true},
+		{"percent in a query", "https://x/?pw=M%C3%BCller%234471", "Müller#4471", true},
+		{"a plus for a space", "q=correct+horse", "correct horse", true},
+		{"HTML in a URL", "M%26uuml%3Bller", "Müller", true},
+		{"a member name", `{"by":{"tok-5150":1}}`, "tok-5150", true},
+		{"a number by value", `{"n":4.471e3}`, "4471", true},
+		{"a number in text", "pin 4471.0 ok", "4471", true},
+		{"a number written as a string", `{"n":"4471"}`, "4471", true},
+		{"a number inside a longer one", "order 144712 and 3.4471", "4471", false},
+		{"nowhere", `{"a":"b"}`, "Müller", false},
+		{"not across JSON syntax", `{"a":"0E+00"}`, `0"}`, false},
+	}
+	for _, tt := range tests {
+		_, found := leakcheck.Find(tt.text, tt.value)
+		assert.Equal(t, tt.found, found, "%s: Find(%q, %q)", tt.name, tt.text, tt.value)
+	}
+}
+
+func ExampleFind() {
+	view := `{"content":[{"type":"text","text":"{\"pw\": \"M\\u00fcller#4471\"}"}]}`
+	where, found := leakcheck.Find(view, "Müller#4471")
+	fmt.Println(found, where)
+	// Output: true text > JSON.content[0].text string > JSON.pw string
+}
