@@ -20,6 +20,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/wasm/leakcheck"
 )
 
 // update rewrites the view files of the data cases from what the runtime
@@ -39,11 +41,16 @@ const metaKey = "dev.veil/withheld"
 //	             and description default to the file name and a stock text
 //	input        the input, as JSON (default {})
 //	returns      a JavaScript expression for what execute returns (it may
-//	             use input; a Promise is awaited as a page's would be)
+//	             use input, and fixture; a Promise is awaited as a page's
+//	             would be)
+//	fixture      text an encoder wrote (Python's json.dumps, Go's
+//	             json.Marshal), which returns and throws read as the
+//	             string fixture; TestFixtures checks it is what the
+//	             encoder writes
 //	throws       a JavaScript expression for what execute throws
 //	absent       strings, one per line, that must not be anywhere in what
-//	             an agent gets: the view raw and every string in it decoded
-//	             as JSON, at any depth, the error, and the page's console
+//	             an agent gets, in any form a reader decodes (package
+//	             leakcheck): the view, the error, and the page's console
 //	present      strings, one per line, that must be in the view, raw or
 //	             decoded
 //	error        the name of the error the call rejects with
@@ -64,6 +71,7 @@ type dataCase struct {
 	input       string
 	returns     *string
 	throws      *string
+	fixture     *string
 	absent      []string
 	present     []string
 	errName     string
@@ -75,7 +83,7 @@ type dataCase struct {
 	skip map[string]string
 }
 
-var caseFiles = []string{"tool", "input", "returns", "throws", "absent", "present", "error", "withheld", "passthrough", "view", "skip-paths"}
+var caseFiles = []string{"tool", "input", "returns", "throws", "fixture", "absent", "present", "error", "withheld", "passthrough", "view", "skip-paths"}
 
 // toolNameRE is what the draft allows in a tool name.
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -136,6 +144,10 @@ func parseCase(file, text string) (*dataCase, error) {
 	}
 	if c.returns != nil && c.throws != nil {
 		return nil, fmt.Errorf("both returns and throws")
+	}
+	if s, ok := c.arc.file("fixture"); ok {
+		s = strings.TrimSuffix(s, "\n")
+		c.fixture = &s
 	}
 	var err error
 	if c.absent, err = lines(c.arc, "absent"); err != nil {
@@ -205,11 +217,12 @@ type pageSpec struct {
 	Input       string  `json:"input"`
 	Returns     *string `json:"returns,omitempty"`
 	Throws      *string `json:"throws,omitempty"`
+	Fixture     *string `json:"fixture,omitempty"`
 	Passthrough bool    `json:"passthrough"`
 }
 
 func (c *dataCase) spec() pageSpec {
-	return pageSpec{c.name, c.tool, c.input, c.returns, c.throws, c.passthrough}
+	return pageSpec{c.name, c.tool, c.input, c.returns, c.throws, c.fixture, c.passthrough}
 }
 
 // callResult is one call of one case's tool through one agent path.
@@ -584,8 +597,8 @@ func checkConsole(t *testing.T, console []string, cases []*dataCase) {
 	for _, text := range console {
 		for _, c := range cases {
 			for _, s := range c.absent {
-				if strings.Contains(text, s) {
-					t.Errorf("case %s: %q is in the page's console: %s", c.name, s, text)
+				if where, found := leakcheck.Find(text, s); found {
+					t.Errorf("case %s: %q is in %s of the page's console: %s", c.name, s, where, text)
 				}
 			}
 		}

@@ -6,19 +6,21 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/veilmcp/veil/wasm/leakcheck"
 )
 
 // maxDecodeDepth bounds how deep findSecret follows JSON inside JSON strings.
 const maxDecodeDepth = 8
 
-// assertWithheld fails the test when the secret is anywhere in the agent
-// view: in its raw text, or in any key or string inside it once decoded as
-// JSON, also where a string holds JSON text of its own, at any depth. A
-// decoded string can differ from the raw text by escapes, so a secret with
-// an escaped character (\u002f, \") is found either way.
+// assertWithheld fails the test when the secret is anywhere in what an
+// agent reads, in any form a reader decodes (package leakcheck): in the
+// raw text, in any key, string or number of it read as JSON, also where a
+// string holds JSON text of its own, escaped in any notation, HTML- or
+// percent-encoded, at any depth.
 func assertWithheld(t testing.TB, view, secret, what string) bool {
 	t.Helper()
-	if where, ok := findSecret(view, secret, 0); ok {
+	if where, ok := leakcheck.Find(view, secret); ok {
 		return assert.Fail(t, "a withheld value reached the agent",
 			"%s: %q found in %s of the agent view %q", what, secret, where, view)
 	}
@@ -26,7 +28,7 @@ func assertWithheld(t testing.TB, view, secret, what string) bool {
 }
 
 // findSecret reports whether the secret is in s, either literally or in the
-// strings of s decoded as JSON, and where.
+// strings of s decoded as JSON, and where: a value an agent must get.
 func findSecret(s, secret string, depth int) (string, bool) {
 	if strings.Contains(s, secret) {
 		if depth == 0 {

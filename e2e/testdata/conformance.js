@@ -17,8 +17,11 @@
     }
   })();
 
-  /** expression compiles a case's JavaScript expression into a function of the input. */
-  const expression = (source) => new Function("input", `"use strict";\nreturn (\n${source}\n);`);
+  /**
+   * expression compiles a case's JavaScript expression into a function of
+   * the input and the case's fixture (text an encoder wrote).
+   */
+  const expression = (source) => new Function("input", "fixture", `"use strict";\nreturn (\n${source}\n);`);
 
   /** errorOf reports a thrown value as data. */
   const errorOf = (e) => ({
@@ -37,14 +40,14 @@
     return s === undefined ? "undefined" : s;
   };
 
-  /** @type {Map<string, {def: object, input: any, make: Function, throws: boolean, passthrough: boolean, calls: number}>} */
+  /** @type {Map<string, {def: object, input: any, make: Function, fixture: string|undefined, throws: boolean, passthrough: boolean, calls: number}>} */
   const cases = new Map();
 
   /** executor makes the execute callback of a case. */
   const executor = (c) =>
     function execute(input) {
       c.calls++;
-      const v = c.make(input);
+      const v = c.make(input, c.fixture);
       if (c.throws) throw v;
       return v;
     };
@@ -67,6 +70,7 @@
             def,
             input: JSON.parse(spec.input || "{}"),
             make: expression(spec.throws ?? spec.returns ?? "undefined"),
+            fixture: spec.fixture,
             throws: spec.throws !== undefined,
             passthrough: !!spec.passthrough,
             calls: 0,
@@ -74,7 +78,7 @@
           cases.set(spec.name, c);
           await document.modelContext.registerTool({ ...def, execute: executor(c) });
           if (c.passthrough && nativeContext) {
-            await nativeContext.registerTool({ ...def, name: `native.${def.name}`, execute: (input) => c.make(input) });
+            await nativeContext.registerTool({ ...def, name: `native.${def.name}`, execute: (input) => c.make(input, c.fixture) });
           }
         } catch (e) {
           failed[spec.name] = errorOf(e);
@@ -145,7 +149,7 @@
 
   /** expected is what an implementation must give for a pass-through case. */
   async function expected(c) {
-    return asNative(await c.make(c.input));
+    return asNative(await c.make(c.input, c.fixture));
   }
 
   /**

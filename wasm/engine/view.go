@@ -333,6 +333,18 @@ func (w *walker) contentItem(k int) {
 	case w.referenceKind(k) != notReference:
 		w.reference(k, true)
 	case w.mode == denyMode:
+		// A text item whose text names secret_reference without a valid
+		// one goes whole, as in text mode.
+		if text := w.tr.member(k, "text"); text >= 0 && w.tr.nodes[text].kind == kString && mayMention(w.tr.str(text)) {
+			if w.embedded(text, k); w.act[k] != withhold {
+				w.tr.children(k, func(j int) {
+					if j != text {
+						w.walk(j, nil, false)
+					}
+				})
+			}
+			return
+		}
 		w.walk(k, nil, true)
 	case w.mode == textMode && w.isText(k):
 		// Text items reach the agent, scrubbed.
