@@ -6,7 +6,7 @@ GOROOT   := $(shell $(GO) env GOROOT)
 WASMPATH := $(GOROOT)/lib/wasm:$(PATH)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build dist demo test test-go test-wasm test-e2e bench deps clean
+.PHONY: all build dist demo test test-go test-wasm test-e2e bench fuzz deps clean
 
 all: build
 
@@ -39,6 +39,13 @@ test-wasm:
 bench: deps
 	$(GO) test -run='^$$' -bench=. -benchmem $$($(GO) list ./... | grep -v /e2e)
 	$(GO) test ./e2e -run='^$$' -bench=BenchmarkBrowser -benchtime=1x
+
+## fuzz: run each engine fuzz target for FUZZTIME (not part of `make test`)
+FUZZTIME ?= 10m
+fuzz:
+	for target in FuzzEchoes FuzzNoLeak FuzzParse FuzzFastPath; do \
+	  $(GO) test ./wasm/engine -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
 
 ## demo: run the demo server on 127.0.0.1:8080
 demo: build

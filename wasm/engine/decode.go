@@ -61,11 +61,21 @@ type segment struct{ at, n, from, m int32 }
 // some decoding: a backslash, an ampersand or a percent sign, or a plus
 // when plus is set. A string without one is its only decoding.
 func hasEscapes(s string, plus bool) bool {
-	if plus {
-		return strings.ContainsAny(s, `\&%+`)
+	if len(s) < 64 {
+		// A table is cheaper than a search per byte for short strings.
+		for i := 0; i < len(s); i++ {
+			if escapeStart[s[i]] || plus && s[i] == '+' {
+				return true
+			}
+		}
+		return false
 	}
-	return strings.ContainsAny(s, `\&%`)
+	return strings.IndexByte(s, '\\') >= 0 || strings.IndexByte(s, '&') >= 0 || strings.IndexByte(s, '%') >= 0 ||
+		plus && strings.IndexByte(s, '+') >= 0
 }
+
+// escapeStart marks the bytes that start an escape of some decoding.
+var escapeStart = [256]bool{'\\': true, '&': true, '%': true}
 
 // decodings returns s and its distinct decodings, each applied where it
 // changes something, to maxDecodeDepth. ok is false when s has more
