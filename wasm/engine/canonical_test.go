@@ -115,7 +115,9 @@ func TestEchoesOfNumbers(t *testing.T) {
 		{"a number echoed as a member name", `{"pin":4471,"by":{"4471":"a","5000":"b"}}`, []string{"4471"}, []string{`"5000":"b"`}},
 		{"digits inside longer digits stay", `{"pin":4471,"order":"144712","v":3.4471,"id":44710}`, []string{}, []string{"144712", "3.4471", "44710"}},
 		{"a short number is not scrubbed", `{"pin":42,"note":"answer 42"}`, []string{}, []string{"answer 42"}},
-		{"a number with a short value is not scrubbed", `{"pin":"0042","note":"answer 42"}`, []string{}, []string{"answer 42"}},
+		{"a number with a short value is not scrubbed", `{"pin":42,"note":"answer 42"}`, []string{}, []string{"answer 42"}},
+		{"a PIN with leading zeros is found as written", `{"pin":"0420","note":"PIN 0420, not 420 or 10420"}`, []string{"0420"}, []string{"not 420 or 10420"}},
+		{"a fraction without its leading zero", `{"pin":0.4471,"note":"ratio=.4471"}`, []string{"0.4471"}, []string{"ratio="}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -267,4 +269,86 @@ func TestScrubKeepsJSONText(t *testing.T) {
 		assert.True(t, json.Valid([]byte(got)), "the text %q became %q, not JSON", text, got)
 		assert.Contains(t, got, "Ada", "the text %q lost its visible values: %q", text, got)
 	}
+}
+
+// TestEchoesInOtherForms holds what a review found leaking, each now
+// withheld: a PIN with leading zeros, a name in a JSON Pointer, octal and
+// \x{} escapes, a fraction without its zero, a redeemUrl written relative
+// or with its default port, the label of a reference that stood inside a
+// withheld value, a ttl equal to a withheld number.
+func TestEchoesInOtherForms(t *testing.T) {
+	tests := []struct {
+		name    string
+		data    string
+		secrets []string
+		visible []string
+	}{
+		{"a PIN with leading zeros", `{"pw":"0420","note":"your PIN is 0420"}`, []string{"0420"}, []string{"your PIN is "}},
+		{"a name in a pointer, / written ~1", `{"pw":"https://hooks.example/T0/B9/XyZ","index":{"https://hooks.example/T0/B9/XyZ":1,"kept":2}}`, []string{"https://hooks.example/T0/B9/XyZ", "XyZ"}, []string{"kept"}},
+		{"octal escapes, as git and bash write bytes", `{"pw":"Müller#4471","note":"git: M\\303\\274ller#4471"}`, []string{"Müller#4471"}, []string{"git: "}},
+		{"octal escapes of ASCII", `{"pw":"sk_live_Q9x2","note":"\\163\\153\\137\\154\\151\\166\\145\\137\\121\\071\\170\\062"}`, []string{"sk_live_Q9x2"}, nil},
+		{"Perl's \\x{}", `{"pw":"Müller#4471","note":"perl: M\\x{fc}ller#4471"}`, []string{"Müller#4471"}, []string{"perl: "}},
+		{"a fraction without its leading zero", `{"pw":0.4471,"note":"ratio=.4471"}`, []string{"0.4471"}, []string{"ratio="}},
+		{"a redeemUrl written relative", `{"key":{"type":"secret_reference","id":"ref-1","label":"API key","redeemUrl":"https://app.example/redeem?token=Zq81mKx"},"note":"or open /redeem?token=Zq81mKx"}`, []string{"Zq81mKx"}, []string{"or open "}},
+		{"a redeemUrl with its default port", `{"key":{"type":"secret_reference","id":"ref-1","label":"API key","redeemUrl":"/redeem?token=Zq81mKx"},"note":"https://app.example:443/redeem?token=Zq81mKx"}`, []string{"Zq81mKx"}, nil},
+		{"the label of a reference inside a withheld value", `{"pw":{"type":"secret_reference","id":"ref-1","label":"Chase checking 4471-9920","redeemUrl":"/redeem/ref-1"},"note":"Your Chase checking 4471-9920 is ready"}`, []string{"Chase checking 4471-9920"}, []string{"is ready"}},
+		{"a ttl equal to a withheld number", `{"pw":3599,"key":{"type":"secret_reference","id":"ref-1","label":"API key","redeemUrl":"/redeem/ref-1","ttl":3599}}`, []string{"3599"}, []string{"API key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEngine(t)
+			mustRegister(t, e, `{"name":"t","description":"d","outputSchema":{"type":"object","properties":{"pw":{"x-sensitive":true}}}}`)
+			res := e.Output("t", Outcome{Kind: Returned, Data: tt.data})
+			require.Nil(t, res.Err)
+			assertNoDecodedLeak(t, res.Agent, tt.secrets...)
+			for _, s := range tt.secrets {
+				assert.NotContains(t, res.Agent, escapePointer(s), "the view holds %q as a pointer token", s)
+			}
+			for _, v := range tt.visible {
+				assert.Contains(t, res.Agent, v)
+			}
+		})
+	}
+}
+
+// TestEscapeRichText: a text with HTML, a URL and JavaScript escapes, each
+// nested two and three deep, a few bytes apart, is not taken for a
+// reference, and reaches the agent.
+func TestEscapeRichText(t *testing.T) {
+	page := "KEEP " + strings.Repeat("lorem ipsum dolor sit amet ", 40) +
+		`<pre>&amp;lt;div&amp;gt;</pre> <a href='/r?next=%252Fhome'> <script>var re = "a\\\\nb";</script>`
+	for _, def := range []string{
+		`{"name":"t","description":"d"}`,
+		`{"name":"t","description":"d","outputSchema":{"type":"object","properties":{"pw":{"x-sensitive":true}}}}`,
+	} {
+		e := newTestEngine(t)
+		mustRegister(t, e, def)
+		res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{
+			"content":           []any{map[string]any{"type": "text", "text": page}},
+			"structuredContent": map[string]any{"pw": "hunter22", "page": page},
+		})})
+		require.Nil(t, res.Err)
+		assert.Empty(t, res.Invalid, "no secret_reference anywhere")
+		assert.Contains(t, res.Agent, "KEEP lorem", "the text reaches the agent")
+	}
+}
+
+// TestManyReferencesInOneText: a text item holding the JSON of a list of
+// 1,100 references holds each, once, though the same references stand in
+// structuredContent too.
+func TestManyReferencesInOneText(t *testing.T) {
+	var refs []any
+	for i := range 1100 {
+		refs = append(refs, map[string]any{"type": "secret_reference", "id": fmt.Sprintf("ref-%d", i), "label": fmt.Sprintf("key %d", i), "redeemUrl": fmt.Sprintf("/redeem/ref-%d", i)})
+	}
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"t","description":"d"}`)
+	res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{
+		"content":           []any{map[string]any{"type": "text", "text": stringify(t, refs)}},
+		"structuredContent": map[string]any{"refs": refs},
+	})})
+	require.Nil(t, res.Err)
+	assert.Empty(t, res.Invalid)
+	assert.Equal(t, 1100, res.Held, "each reference held once")
+	assertNoDecodedLeak(t, res.Agent, "/redeem/ref-1099", "ref-1099")
 }

@@ -31,17 +31,20 @@ const (
 	formPercents
 )
 
-// Bounds on decoding one string. Past them the caller fails closed: the
-// string is withheld, or emptied.
+// Bounds on decoding one window of a string (see windows). Past them the
+// caller fails closed: the string is withheld, or emptied.
 const (
 	// maxDecodeDepth is how many decodings may be applied one after the
-	// other: JSON text nested four deep, then HTML and a URL.
-	maxDecodeDepth = 6
-	// maxLayers is how many distinct decodings of one string are kept.
-	maxLayers = 32
-	// maxLayerBytes bounds their total size, as a multiple of the
-	// string's.
-	maxLayerBytes = 16
+	// other: JSON text nested four deep, then HTML and a URL, and as many
+	// again for independent escapes in one window, whose depths add up.
+	maxDecodeDepth = 12
+	// maxLayers is how many distinct decodings of one window are kept:
+	// three kinds of escape, each nested three deep, make 64.
+	maxLayers = 128
+	// maxLayerBytes and maxLayerSlack bound their total size: a multiple
+	// of the window's, and some.
+	maxLayerBytes = 32
+	maxLayerSlack = 256 << 10
 )
 
 // layer is one decoding of a string. Layer 0 is the string itself.
@@ -81,6 +84,10 @@ var escapeStart = [256]bool{'\\': true, '&': true, '%': true}
 // changes something, to maxDecodeDepth. ok is false when s has more
 // decodings than the bounds allow; the caller must then fail closed.
 // With plus, a plus sign is also read as a space.
+//
+// Decodings of independent escapes multiply (a text with HTML, a URL and
+// JSON escapes, each nested twice, has 27), so callers decode a string
+// window by window (windows), not whole.
 func decodings(s string, plus bool, extraDepth int) (layers []*layer, ok bool) {
 	root := &layer{text: s}
 	layers = []*layer{root}
@@ -105,10 +112,10 @@ func decodings(s string, plus bool, extraDepth int) (layers []*layer, ok bool) {
 			if seen[text] {
 				continue
 			}
-			if l.depth >= maxDecodeDepth+extraDepth || len(layers) >= maxLayers+extraDepth {
+			if l.depth >= maxDecodeDepth+extraDepth || len(layers) >= maxLayers {
 				return layers, false
 			}
-			if total += len(text); total > maxLayerBytes*(len(s)+64) {
+			if total += len(text); total > maxLayerBytes*len(s)+maxLayerSlack {
 				return layers, false
 			}
 			seen[text] = true
@@ -240,12 +247,22 @@ func decodeBackslash(s string, i int, b []byte) ([]byte, int) {
 		}
 		return appendCodePoint(b, r), 10
 	case 'x':
-		return decodeBytes(s, i, b, 4, func(s string, i int) (rune, bool) {
-			if i+4 > len(s) || s[i] != '\\' || s[i+1] != 'x' {
-				return 0, false
+		if i+2 < len(s) && s[i+2] == '{' {
+			// Perl's and PHP's \x{fc}.
+			end := strings.IndexByte(s[i+3:min(len(s), i+3+7)], '}')
+			if end < 1 {
+				return b, 0
 			}
-			return hexAt(s, i+2, 2)
-		})
+			r, ok := parseHex(s[i+3 : i+3+end])
+			if !ok {
+				return b, 0
+			}
+			return appendCodePoint(b, r), 3 + end + 1
+		}
+		return decodeBytes(s, i, b, hexByte)
+	case '0', '1', '2', '3', '4', '5', '6', '7':
+		// Octal, as C, Python, bash and git write bytes: \303\274.
+		return decodeBytes(s, i, b, octalByte)
 	case 'n':
 		return append(b, '\n'), 2
 	case 't':
@@ -260,8 +277,6 @@ func decodeBackslash(s string, i int, b []byte) ([]byte, int) {
 		return append(b, '\v'), 2
 	case 'a':
 		return append(b, '\a'), 2
-	case '0':
-		return append(b, 0), 2
 	case '\n':
 		// A line continuation stands for nothing.
 		return b, 2
@@ -278,33 +293,74 @@ func decodeBackslash(s string, i int, b []byte) ([]byte, int) {
 }
 
 // decodeBytes reads a run of escapes that each stand for one byte (\xXX,
-// %XX), each n bytes long, read by byteAt. A run that spells a UTF-8
-// sequence is that character, read as one escape so that a removal never
-// splits it; a lone byte of 0x80 or more is the character of that code
-// point, as Python's \xfc and JavaScript's escape() %FC are ü.
-func decodeBytes(s string, i int, b []byte, n int, byteAt func(string, int) (rune, bool)) ([]byte, int) {
-	c, ok := byteAt(s, i)
-	if !ok {
+// \ooo, %XX), read by byteAt. A run that spells a UTF-8 sequence is that
+// character, read as one escape so that a removal never splits it; a lone
+// byte of 0x80 or more is the character of that code point, as Python's
+// \xfc and JavaScript's escape() %FC are ü.
+func decodeBytes(s string, i int, b []byte, byteAt func(string, int) (byte, int)) ([]byte, int) {
+	c, n := byteAt(s, i)
+	if n == 0 {
 		return b, 0
 	}
 	if c < 0x80 {
-		return append(b, byte(c)), n
+		return append(b, c), n
 	}
 	var seq [utf8.UTFMax]byte
-	seq[0] = byte(c)
-	size := 1
+	seq[0] = c
+	size, end := 1, i+n
 	for size < utf8.UTFMax {
-		c2, ok := byteAt(s, i+size*n)
-		if !ok || c2&0xc0 != 0x80 {
+		c2, n2 := byteAt(s, end)
+		if n2 == 0 || c2&0xc0 != 0x80 {
 			break
 		}
-		seq[size] = byte(c2)
+		seq[size] = c2
 		size++
+		end += n2
 		if r, w := utf8.DecodeRune(seq[:size]); r != utf8.RuneError && w == size {
-			return append(b, seq[:size]...), size * n
+			return append(b, seq[:size]...), end - i
 		}
 	}
-	return utf8.AppendRune(b, c), n
+	return utf8.AppendRune(b, rune(c)), n
+}
+
+// hexByte reads \xXX at s[i]; 0 bytes when there is none.
+func hexByte(s string, i int) (byte, int) {
+	if i+4 > len(s) || s[i] != '\\' || s[i+1] != 'x' {
+		return 0, 0
+	}
+	c, ok := hexAt(s, i+2, 2)
+	if !ok {
+		return 0, 0
+	}
+	return byte(c), 4
+}
+
+// octalByte reads \o, \oo or \ooo (to \377) at s[i].
+func octalByte(s string, i int) (byte, int) {
+	if i+2 > len(s) || s[i] != '\\' {
+		return 0, 0
+	}
+	v, j := 0, i+1
+	for j < len(s) && j < i+4 && s[j] >= '0' && s[j] <= '7' && v*8+int(s[j]-'0') <= 0o377 {
+		v = v*8 + int(s[j]-'0')
+		j++
+	}
+	if j == i+1 {
+		return 0, 0
+	}
+	return byte(v), j - i
+}
+
+// percentByte reads %XX at s[i].
+func percentByte(s string, i int) (byte, int) {
+	if i+3 > len(s) || s[i] != '%' {
+		return 0, 0
+	}
+	c, ok := hexAt(s, i+1, 2)
+	if !ok {
+		return 0, 0
+	}
+	return byte(c), 3
 }
 
 // decodePercent reads %XX (a run of them spelling UTF-8 as one, a lone
@@ -332,12 +388,7 @@ func decodePercent(s string, i int, b []byte, plus bool) ([]byte, int) {
 			return utf8.AppendRune(b, r), 6
 		}
 	}
-	return decodeBytes(s, i, b, 3, func(s string, i int) (rune, bool) {
-		if i+3 > len(s) || s[i] != '%' {
-			return 0, false
-		}
-		return hexAt(s, i+1, 2)
-	})
+	return decodeBytes(s, i, b, percentByte)
 }
 
 // decodeCharRef reads an HTML character reference: &#DDD; &#xHHH; (the
@@ -444,6 +495,87 @@ func appendCodePoint(b []byte, r rune) []byte {
 		r = utf8.RuneError
 	}
 	return utf8.AppendRune(b, r)
+}
+
+// windows returns the spans of s that hold its escapes: runs of escape
+// bytes no more than gap apart, widened by gap and the longest escape on
+// either side. A value whose echo is gap bytes or shorter, decoded, lies
+// whole in one window: its literal characters are at most gap bytes
+// between two of its escapes or beside them. Escapes far apart decode
+// independently, and their decodings do not multiply.
+func windows(s string, plus bool, gap int) [][2]int {
+	margin := gap + maxEscapeLength
+	var out [][2]int
+	first, last := -1, -1
+	flush := func() {
+		if first >= 0 {
+			out = append(out, [2]int{max(0, first-margin), min(len(s), last+1+margin)})
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if !escapeStart[s[i]] && !(plus && s[i] == '+') {
+			continue
+		}
+		if first >= 0 && i-last > gap {
+			flush()
+			first = -1
+		}
+		if first < 0 {
+			first = i
+		}
+		last = i
+	}
+	flush()
+	return out
+}
+
+// maxEscapeLength is the longest escape any decoding reads, after the byte
+// that starts it: \UXXXXXXXX, a surrogate pair, a named reference.
+const maxEscapeLength = 24
+
+// decodeAll decodes every escape of every kind in s, left to right, and
+// again on what that gives, until nothing changes or maxDecodeDepth
+// passes. Unlike decodings it can read a value's literal escape-like
+// characters as escapes, so it is no way to find withheld values; it is
+// the fallback that finds secret_reference, a word of letters that no
+// escape reads differently, in a window with more decodings than the
+// bounds allow.
+func decodeAll(s string) *layer {
+	l := &layer{text: s}
+	for range maxDecodeDepth {
+		var (
+			b    []byte
+			segs []segment
+			last int
+		)
+		text := l.text
+		for i := 0; i < len(text); i++ {
+			var out []byte
+			m := 0
+			switch text[i] {
+			case '\\':
+				out, m = decodeBackslash(text, i, nil)
+			case '&':
+				out, m = decodeCharRef(text, i, nil)
+			case '%':
+				out, m = decodePercent(text, i, nil, false)
+			}
+			if m == 0 {
+				continue
+			}
+			b = append(b, text[last:i]...)
+			segs = append(segs, segment{at: int32(len(b)), n: int32(len(out)), from: int32(i), m: int32(m)})
+			b = append(b, out...)
+			last = i + m
+			i += m - 1
+		}
+		if segs == nil {
+			return l
+		}
+		b = append(b, text[last:]...)
+		l = &layer{text: string(b), parent: l, segs: segs, depth: l.depth + 1}
+	}
+	return l
 }
 
 // origin maps text[a:b] of l back to the span of layer 0 it was written

@@ -59,9 +59,9 @@ func TestDecodings(t *testing.T) {
 }
 
 func TestDecodingsBounds(t *testing.T) {
-	// Nine levels of JSON escaping: more than maxDecodeDepth.
+	// More levels of JSON escaping than maxDecodeDepth.
 	s := "x\"y"
-	for range 9 {
+	for range maxDecodeDepth + 1 {
 		s = jsonContents(s)
 	}
 	_, ok := decodings(s, false, 0)
@@ -167,7 +167,8 @@ func TestNumberKey(t *testing.T) {
 	}
 	assert.NotEqual(t, string(numberKey(nil, "4471")), string(numberKey(nil, "44710")))
 	assert.NotEqual(t, string(numberKey(nil, "4471")), string(numberKey(nil, "4.471")))
-	for _, n := range []string{"", "-", "4471.", ".5", "1e", "0x10", "12a", "1 2", "--1"} {
+	assert.Equal(t, string(numberKey(nil, "0.4471")), string(numberKey(nil, ".4471")))
+	for _, n := range []string{"", "-", "4471.", ".", "1e", "0x10", "12a", "1 2", "--1", "1.2.3"} {
 		assert.False(t, isNumber(n), "isNumber(%q)", n)
 	}
 }
@@ -180,6 +181,7 @@ func TestNumbersInText(t *testing.T) {
 		{"pin 4471.", []string{"4471"}},
 		{"x4471y -12.5e3z", []string{"4471", "-12.5e3"}},
 		{"1.2.3 and 3.4471", []string{"1.2", "3.4471"}},
+		{"ratio=.4471 ..5 -.25", []string{".4471", "-.25"}},
 		{"4471e 4471e+ 1e5", []string{"4471", "4471", "1e5"}},
 		{"", nil},
 	}
@@ -191,6 +193,20 @@ func TestNumbersInText(t *testing.T) {
 		})
 		assert.Equal(t, tt.want, got, "numbers(%q)", tt.text)
 	}
+}
+
+// TestMentionsPastTheBounds: a window with more decodings than the bounds
+// allow is searched in decodeAll's, so that a mention there is found and
+// ordinary text is not taken for one.
+func TestMentionsPastTheBounds(t *testing.T) {
+	// Three kinds of escape, each nested five deep: 216 decodings.
+	rich := `&amp;amp;amp;amp;lt; %2525252541 ` + strings.Repeat(`\`, 32) + `n`
+	_, ok := decodings(rich, false, 0)
+	require.False(t, ok, "the text is past the bounds")
+	spans, _ := mentions(rich, 0)
+	assert.Empty(t, spans, "no mention in %q", rich)
+	spans, _ = mentions(rich+` secret%2526%2523x5F%253Breference`, 0)
+	assert.Len(t, spans, 1, "a mention past the bounds")
 }
 
 func TestMentions(t *testing.T) {

@@ -80,6 +80,28 @@ var encoders = []encoder{
 		}
 		return b.String()
 	}},
+	{"octal bytes, as git and bash write them", func(s string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+				fmt.Fprintf(&b, `\%03o`, c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+		return b.String()
+	}},
+	{"Perl \\x{}", func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			if r < 0x80 && r >= 0x20 && r != '\\' && r != '"' {
+				b.WriteRune(r)
+			} else {
+				fmt.Fprintf(&b, `\x{%x}`, r)
+			}
+		}
+		return b.String()
+	}},
 	{"Python html.escape", func(s string) string {
 		return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;").Replace(s)
 	}},

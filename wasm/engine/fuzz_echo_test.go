@@ -267,8 +267,12 @@ func covered(v string) bool {
 		return false
 	}
 	if leakcheck.IsNumber(v) {
-		// Only the forms the generator writes: no leading zero, no
-		// trailing zero in a fraction, no exponent.
+		// Four characters sign aside, and only the forms the generator
+		// writes: no leading zero, no trailing zero in a fraction, no
+		// exponent.
+		if len(strings.TrimPrefix(v, "-")) < minScrubLength {
+			return false
+		}
 		if strings.HasPrefix(strings.TrimPrefix(v, "-"), "0") || strings.ContainsAny(v, "eE") ||
 			strings.Contains(v, ".") && strings.HasSuffix(v, "0") {
 			return false

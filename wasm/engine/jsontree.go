@@ -80,14 +80,15 @@ func (t *tree) key(i int) string { return t.span(t.nodes[i].key) }
 func (t *tree) str(i int) string { return t.span(t.nodes[i].str) }
 
 // parsePrefix parses the JSON value at the start of src and returns it
-// with the offset just past it; what follows is not read.
+// with the offset just past it; what follows is not read. On an error the
+// offset is how far it read.
 func parsePrefix(src string) (*tree, int, error) {
 	if len(src) > maxSource {
 		return nil, 0, errors.New("the text is too large")
 	}
 	p := &parser{src: src, nodes: make([]node, 0, 8), parent: -1}
 	if err := p.value(span{}, -1); err != nil {
-		return nil, 0, err
+		return nil, p.pos, err
 	}
 	return p.tree(), p.pos, nil
 }

@@ -16,24 +16,31 @@ const referenceType = "secret_reference"
 // mentions returns the spans of str where some decoding of it names
 // secret_reference: in any case, and not inside a longer identifier, so
 // that "secret_references" and "my_secret_reference_id" are not mentions.
-// Overlapping spans count once. ok is false when str has more decodings
-// than the bounds allow; the caller must fail closed. extraDepth allows
-// more decodings than a string gets, for a JSON text whose strings are
-// themselves encoded once.
+// Overlapping spans count once. A window of str with more decodings than
+// the bounds allow is searched in decodeAll's decodings instead. ok is
+// always true today. extraDepth allows more decodings than a string gets,
+// for a JSON text whose strings are themselves encoded once.
 func mentions(str string, extraDepth int) (spans [][2]int, ok bool) {
+	eachMention(str, func(a, b int) { spans = append(spans, [2]int{a, b}) })
 	if !hasEscapes(str, false) {
-		eachMention(str, func(a, b int) { spans = append(spans, [2]int{a, b}) })
 		return spans, true
 	}
-	layers, ok := decodings(str, false, extraDepth)
-	if !ok {
-		return nil, false
-	}
-	for _, l := range layers {
-		eachMention(l.text, func(a, b int) {
-			a, b = l.origin(a, b)
-			spans = append(spans, [2]int{a, b})
-		})
+	for _, w := range windows(str, false, len(referenceType)+maxEscapeLength) {
+		var decoded []*layer
+		if layers, ok := decodings(str[w[0]:w[1]], false, extraDepth); ok {
+			decoded = layers[1:]
+		} else {
+			// Past the bounds: every decoding decodeAll passes through.
+			for l := decodeAll(str[w[0]:w[1]]); l.parent != nil; l = l.parent {
+				decoded = append(decoded, l)
+			}
+		}
+		for _, l := range decoded {
+			eachMention(l.text, func(a, b int) {
+				a, b = l.origin(a, b)
+				spans = append(spans, [2]int{w[0] + a, w[0] + b})
+			})
+		}
 	}
 	return mergeSpans(spans), true
 }

@@ -10,13 +10,20 @@ import "strconv"
 
 // isNumber reports whether s is written as a number: digits, an optional
 // fraction and exponent, and an optional minus sign. Leading zeros are
-// allowed ("007" is seven).
+// allowed ("007" is seven), and so is a fraction without its leading zero
+// (".5").
 func isNumber(s string) bool {
 	start, end := 0, len(s)
 	if start < end && s[start] == '-' {
 		start++
 	}
-	return start < end && isDigit(s[start]) && numberEnd(s, start) == end
+	return start < end && numberStart(s, start) && numberEnd(s, start) == end
+}
+
+// numberStart reports whether a number's digits can start at s[i]: a
+// digit, or a point before one.
+func numberStart(s string, i int) bool {
+	return isDigit(s[i]) || s[i] == '.' && i+1 < len(s) && isDigit(s[i+1])
 }
 
 // numberEnd returns the end of the number whose digits start at s[i]:
@@ -108,15 +115,15 @@ func numberKey(b []byte, s string) []byte {
 }
 
 // numbers calls f with the span of every number written in text: a run
-// of digits, not preceded by a digit or by a digit and a point, with its
-// fraction and exponent, and the minus sign before it. f returns false to
-// stop.
+// of digits, or a point and digits (.5), not preceded by a digit or a
+// point, with its fraction and exponent, and the minus sign before it. f
+// returns false to stop.
 func numbers(text string, f func(start, end int) bool) {
 	for i := 0; i < len(text); i++ {
-		if !isDigit(text[i]) {
+		if !numberStart(text, i) {
 			continue
 		}
-		if i > 0 && (isDigit(text[i-1]) || text[i-1] == '.' && i > 1 && isDigit(text[i-2])) {
+		if i > 0 && (isDigit(text[i-1]) || text[i-1] == '.') {
 			continue
 		}
 		start, end := i, numberEnd(text, i)

@@ -15,8 +15,8 @@ import (
 // minScrubLength is the fewest characters a withheld string or number
 // needs to be removed elsewhere: shorter values are not specific, and
 // removing every "42" or "yes" would mangle the view. A number counts the
-// characters of the shorter of its text, sign aside, and its value
-// written plainly: 0042 is 42, two.
+// characters of its text, sign aside. One whose value written plainly is
+// shorter (a PIN 0420, whose value is 420) is found as written only.
 const minScrubLength = 4
 
 // maxScrubRounds bounds how often a string is scrubbed again because a
@@ -29,12 +29,17 @@ const maxScrubRounds = 8
 type scrubSet struct {
 	literals map[string]struct{}
 	numbers  map[string]struct{} // by numberKey
+	// digits are numbers found as written (sign aside) only: those whose
+	// value is shorter than their text.
+	digits map[string]struct{}
 }
 
 // addString adds a withheld string: as a number when it is written as
 // one, else as itself.
 func (s *scrubSet) addString(v string) {
-	if len(v) < minScrubLength || utf8.RuneCountInString(v) < minScrubLength {
+	if len(v) < minScrubLength || utf8.RuneCountInString(v) < minScrubLength || v == referenceType {
+		// Too short to be specific, or the protocol's own word, which
+		// rule (c) looks after.
 		return
 	}
 	if isNumber(v) {
@@ -58,6 +63,10 @@ func (s *scrubSet) addNumber(text string) {
 	}
 	key := numberKey(nil, text)
 	if plainLength(key) < minScrubLength {
+		if s.digits == nil {
+			s.digits = map[string]struct{}{}
+		}
+		s.digits[strings.TrimPrefix(text, "-")] = struct{}{}
 		return
 	}
 	if s.numbers == nil {
@@ -106,11 +115,23 @@ type scrubber struct {
 	long    map[uint32][]string // literals by their first four bytes, longest first
 	bloom   []uint64
 	numbers map[string]struct{}
+	digits  map[string]struct{}
 	// plus: a literal holds a space, so a plus sign in a query string can
 	// stand for it.
 	plus bool
 	any  bool
+	// gap is the widest window of escapes a match can lie in (windows).
+	gap int
 }
+
+// Finding literals costs at most matchBudget times a text's length, and
+// matchSlack, in bytes compared. Withheld values that share long
+// prefixes could make it quadratic; past the budget the text fails
+// closed.
+const (
+	matchBudget = 256
+	matchSlack  = 64 << 10
+)
 
 const bloomBits = 1 << 16
 
@@ -121,9 +142,10 @@ func window(s string, i int) uint32 {
 func bloomIndex(w uint32) uint32 { return (w * 2654435761) >> (32 - 16) }
 
 func newScrubber(set *scrubSet) *scrubber {
-	s := &scrubber{numbers: set.numbers}
-	s.any = len(set.literals) > 0 || len(set.numbers) > 0
+	s := &scrubber{numbers: set.numbers, digits: set.digits, gap: 64 + maxEscapeLength}
+	s.any = len(set.literals) > 0 || len(set.numbers) > 0 || len(set.digits) > 0
 	for x := range set.literals {
+		s.gap = max(s.gap, len(x)+maxEscapeLength)
 		if s.long == nil {
 			s.long = map[uint32][]string{}
 			s.bloom = make([]uint64, bloomBits/64)
@@ -141,8 +163,8 @@ func newScrubber(set *scrubSet) *scrubber {
 }
 
 // literalAt returns the length of the longest withheld literal at
-// str[i:], or 0.
-func (s *scrubber) literalAt(str string, i int) int {
+// str[i:], or 0, and charges what it compares to budget.
+func (s *scrubber) literalAt(str string, i int, budget *int) int {
 	if s.long == nil || i+4 > len(str) {
 		return 0
 	}
@@ -152,6 +174,7 @@ func (s *scrubber) literalAt(str string, i int) int {
 		return 0
 	}
 	for _, p := range s.long[w] {
+		*budget -= len(p)
 		if strings.HasPrefix(str[i:], p) {
 			return len(p)
 		}
@@ -162,28 +185,38 @@ func (s *scrubber) literalAt(str string, i int) int {
 // findLiteral returns where the first withheld literal in str at or
 // after from starts, and the length of the longest one there; -1 when
 // there is none. It slides a four-byte window over str and looks closer
-// only where the bloom filter lets a literal start.
-func (s *scrubber) findLiteral(str string, from int) (int, int) {
+// only where the bloom filter lets a literal start. ok is false when the
+// budget ran out.
+func (s *scrubber) findLiteral(str string, from int, budget *int) (i, m int, ok bool) {
 	n := len(str)
 	if s.long == nil || n-from < 4 {
-		return -1, 0
+		return -1, 0, true
 	}
 	w := (uint32(str[from]) | uint32(str[from+1])<<8 | uint32(str[from+2])<<16) << 8
 	for i := from; i+4 <= n; i++ {
 		w = w>>8 | uint32(str[i+3])<<24
 		bi := bloomIndex(w)
 		if s.bloom[bi/64]&(1<<(bi%64)) != 0 {
-			if m := s.literalAt(str, i); m > 0 {
-				return i, m
+			m := s.literalAt(str, i, budget)
+			if *budget < 0 {
+				return -1, 0, false
+			}
+			if m > 0 {
+				return i, m, true
 			}
 		}
 	}
-	return -1, 0
+	return -1, 0, true
 }
 
 // isWithheldNumber reports whether the number written text (as isNumber
 // accepts) has the value of a withheld one.
 func (s *scrubber) isWithheldNumber(text string) bool {
+	if len(s.digits) > 0 {
+		if _, ok := s.digits[strings.TrimPrefix(text, "-")]; ok {
+			return true
+		}
+	}
 	if len(s.numbers) == 0 {
 		return false
 	}
@@ -193,14 +226,24 @@ func (s *scrubber) isWithheldNumber(text string) bool {
 }
 
 // eachMatch calls f with the span of every withheld value written in
-// text as it is, literals and numbers; f returns false to stop.
-func (s *scrubber) eachMatch(text string, f func(a, b int) bool) {
-	for i, m := s.findLiteral(text, 0); i >= 0; i, m = s.findLiteral(text, i+m) {
-		if !f(i, i+m) {
-			return
+// text as it is, literals and numbers; f returns false to stop. It
+// reports false when finding them cost more than the budget.
+func (s *scrubber) eachMatch(text string, f func(a, b int) bool) bool {
+	budget := matchBudget*len(text) + matchSlack
+	for from := 0; ; {
+		i, m, ok := s.findLiteral(text, from, &budget)
+		if !ok {
+			return false
 		}
+		if i < 0 {
+			break
+		}
+		if !f(i, i+m) {
+			return true
+		}
+		from = i + m
 	}
-	if len(s.numbers) > 0 {
+	if len(s.numbers) > 0 || len(s.digits) > 0 {
 		stop := false
 		numbers(text, func(a, b int) bool {
 			if s.isWithheldNumber(text[a:b]) {
@@ -209,6 +252,7 @@ func (s *scrubber) eachMatch(text string, f func(a, b int) bool) {
 			return !stop
 		})
 	}
+	return true
 }
 
 // contains reports whether str holds a withheld value in any decoding,
@@ -230,31 +274,41 @@ func (s *scrubber) containsRaw(text string) bool {
 		return false
 	}
 	found := false
-	s.eachMatch(text, func(int, int) bool { found = true; return false })
-	return found
+	ok := s.eachMatch(text, func(int, int) bool { found = true; return false })
+	return found || !ok
 }
 
 // eachSpan calls f with the span of str that every match in every
 // decoding of str was written in. It reports false when str has more
-// decodings than the bounds allow.
+// decodings than the bounds allow, or matching cost more than its budget.
 func (s *scrubber) eachSpan(str string, f func(a, b int) bool) bool {
-	if !hasEscapes(str, s.plus) {
-		s.eachMatch(str, f)
-		return true
+	stop := false
+	g := func(a, b int) bool {
+		stop = !f(a, b)
+		return !stop
 	}
-	layers, ok := decodings(str, s.plus, 0)
-	if !ok {
+	if !s.eachMatch(str, g) {
 		return false
 	}
-	for _, l := range layers {
-		stop := false
-		s.eachMatch(l.text, func(a, b int) bool {
-			a, b = l.origin(a, b)
-			stop = !f(a, b)
-			return !stop
-		})
-		if stop {
-			break
+	if stop || !hasEscapes(str, s.plus) {
+		return true
+	}
+	for _, w := range windows(str, s.plus, s.gap) {
+		layers, ok := decodings(str[w[0]:w[1]], s.plus, 0)
+		if !ok {
+			return false
+		}
+		for _, l := range layers[1:] {
+			ok := s.eachMatch(l.text, func(a, b int) bool {
+				a, b = l.origin(a, b)
+				return g(w[0]+a, w[0]+b)
+			})
+			if !ok {
+				return false
+			}
+			if stop {
+				return true
+			}
 		}
 	}
 	return true
@@ -282,6 +336,27 @@ func (s *scrubber) scrubDepth(str string, depth int) (string, bool) {
 		}
 	}
 	return s.scrubText(str)
+}
+
+// scrubPointer scrubs each reference token of a JSON Pointer as the member
+// name it stands for, so a withheld "a/b" is found in the token "a~1b".
+func (s *scrubber) scrubPointer(p string) (string, bool) {
+	if !s.any || p == "" {
+		return p, false
+	}
+	tokens := strings.Split(p[1:], "/")
+	changed := false
+	for k, tok := range tokens {
+		name := strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if c, ok := s.scrub(name); ok {
+			tokens[k] = escapePointer(c)
+			changed = true
+		}
+	}
+	if !changed {
+		return p, false
+	}
+	return "/" + strings.Join(tokens, "/"), true
 }
 
 // looksLikeJSON reports whether s starts, after white space, as a JSON

@@ -265,23 +265,41 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 		// as the tool wrote it.
 		return Result{Agent: o.Data, Unchanged: true}
 	}
-	w.withholdNames()
+	if !w.withholdNames() {
+		return Result{Err: t.failure("the output's withheld values name each other more than the runtime follows")}
+	}
 	return w.build()
 }
+
+// The pointers of what a view withholds take at most maxPointerBytes
+// times the output's size, and maxPointerSlack; past that the call fails
+// closed.
+const (
+	maxPointerBytes = 4
+	maxPointerSlack = 1 << 20
+)
+
+// maxNamePasses bounds withholdNames: real outputs settle in one or two
+// passes; a chain of members each named by the last one withheld is made
+// to stall the engine, and fails closed.
+const maxNamePasses = 16
 
 // withholdNames withholds every member whose name holds a withheld value,
 // and every number that has a withheld value: rule (d) reaches member
 // names and numbers too, and neither can be emptied as a string can. What
 // it withholds can hold more values to scrub, so it repeats until nothing
-// changes.
-func (w *walker) withholdNames() {
-	for {
+// changes, at most maxNamePasses times; it reports false past that.
+func (w *walker) withholdNames() bool {
+	for pass := 0; ; pass++ {
+		if pass == maxNamePasses {
+			return false
+		}
 		s := newScrubber(w.set)
 		// Until it finds a node to withhold, it is the scrubber for the
 		// final set.
 		w.scrubber = s
 		if !s.any {
-			return
+			return true
 		}
 		found := false
 		tr := w.tr
@@ -301,7 +319,7 @@ func (w *walker) withholdNames() {
 			i++
 		}
 		if !found {
-			return
+			return true
 		}
 	}
 }
@@ -331,7 +349,7 @@ func (w *walker) result(start *sstate) {
 func (w *walker) contentItem(k int) {
 	switch {
 	case w.referenceKind(k) != notReference:
-		w.reference(k, true)
+		w.reference(k, refInPlace)
 	case w.mode == denyMode:
 		// A text item whose text names secret_reference without a valid
 		// one goes whole, as in text mode.
@@ -381,6 +399,9 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 		w.withhold(i)
 		return
 	}
+	if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && w.nameMentions(i) {
+		return
+	}
 	if w.mode == allowMode && !declared {
 		w.withhold(i)
 		return
@@ -388,7 +409,7 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 	switch n.kind {
 	case kObject:
 		if w.referenceKind(i) != notReference {
-			w.reference(i, true)
+			w.reference(i, refInPlace)
 			return
 		}
 		if st == nil {
@@ -415,7 +436,7 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 		}
 	case kString:
 		if mayMention(tr.str(i)) {
-			w.embedded(i, i)
+			w.embedded(i, w.mentionUnit(i))
 		}
 	case kArray:
 		idx := 0
@@ -431,10 +452,13 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 	}
 }
 
-// maxEmbedded bounds the search for JSON inside a string: the JSON objects
-// tried, and how deep JSON text may nest in JSON text.
+// maxEmbedded bounds the search for JSON inside a string: the objects
+// that fail to parse, the bytes read in all (a multiple of the string's
+// length, and some), and how deep JSON text may nest in JSON text.
 const (
 	maxEmbeddedTries = 1024
+	maxEmbeddedRead  = 4
+	maxEmbeddedSlack = 64 << 10
 	maxEmbeddedDepth = 4
 )
 
@@ -461,7 +485,7 @@ func (w *walker) embedded(i, at int) {
 	if ok && len(x.invalid) == 0 && len(x.refs) == len(spans) {
 		for _, r := range x.refs {
 			r.pointer = ptr
-			w.refs = append(w.refs, r)
+			w.addReference(r)
 		}
 		return
 	}
@@ -471,6 +495,42 @@ func (w *walker) embedded(i, at int) {
 		w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the string at %s names secret_reference where no valid reference could be read, so it was withheld", w.t.name, orRoot(ptr)))
 	}
 	w.withhold(at)
+}
+
+// mentionUnit is what goes when the string at node i names
+// secret_reference without a valid reference: the nearest object around
+// it, which a reader may take for a reference (a type in another case, or
+// under another key, or in an array); the string itself outside any
+// object. A CallToolResult itself is never the unit: its member is.
+func (w *walker) mentionUnit(i int) int {
+	tr := w.tr
+	prev := i
+	for p := int(tr.nodes[i].parent); p >= 0; prev, p = p, int(tr.nodes[p].parent) {
+		if tr.nodes[p].kind != kObject {
+			continue
+		}
+		if p == 0 && w.isResult {
+			return prev
+		}
+		return p
+	}
+	return i
+}
+
+// nameMentions withholds the member at node j, as an invalid reference,
+// when its name names secret_reference (a wrapper such as Rails writes,
+// {"secret_reference": {...}}), and reports whether it did.
+func (w *walker) nameMentions(j int) bool {
+	key := w.tr.key(j)
+	if !mayMention(key) {
+		return false
+	}
+	if spans, ok := mentions(key, 0); ok && len(spans) == 0 {
+		return false
+	}
+	w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the member at %s names secret_reference in its name, so it was withheld", w.t.name, orRoot(w.tr.pointer(j))))
+	w.withhold(j)
+	return true
 }
 
 // extraction is what extract read in a string.
@@ -486,18 +546,21 @@ func (w *walker) extract(x *extraction, s string, depth int) bool {
 	if depth > maxEmbeddedDepth {
 		return false
 	}
-	tries := 0
+	failed, read := 0, 0
 	for pos := 0; pos < len(s); {
 		j := strings.IndexByte(s[pos:], '{')
 		if j < 0 {
 			break
 		}
 		start := pos + j
-		if tries++; tries > maxEmbeddedTries {
+		sub, end, err := parsePrefix(s[start:])
+		if read += end; read > maxEmbeddedRead*len(s)+maxEmbeddedSlack {
 			return false
 		}
-		sub, end, err := parsePrefix(s[start:])
 		if err != nil {
+			if failed++; failed > maxEmbeddedTries {
+				return false
+			}
 			pos = start + 1
 			continue
 		}
@@ -506,7 +569,7 @@ func (w *walker) extract(x *extraction, s string, depth int) bool {
 			n := &sub.nodes[k]
 			switch {
 			case sw.referenceKind(k) != notReference:
-				sw.reference(k, false)
+				sw.reference(k, refInText)
 				k = int(n.next)
 				continue
 			case n.kind == kString && mayMention(sub.str(k)):
@@ -547,7 +610,7 @@ func (w *walker) collect(i int) {
 		w.set.addNumber(tr.text(i))
 	case kObject:
 		if w.referenceKind(i) != notReference {
-			w.reference(i, false)
+			w.reference(i, refWithheld)
 			return
 		}
 		tr.children(i, func(j int) {
@@ -640,11 +703,28 @@ func (t *tree) hasReference() bool {
 // referenceFields are the members a secret_reference defines.
 var referenceFields = map[string]bool{"type": true, "id": true, "label": true, "redeemUrl": true, "ttl": true}
 
+// refPlace is where a secret_reference stands, which says what the agent
+// may see of it.
+type refPlace uint8
+
+const (
+	// refInPlace: where the agent gets it, reduced to {type, label, ttl}.
+	refInPlace refPlace = iota
+	// refWithheld: inside a withheld value. In text mode the agent gets it
+	// reduced after the content; otherwise only their number.
+	refWithheld
+	// refInText: written as JSON text in a string the agent gets, whose
+	// label stays.
+	refInText
+)
+
 // reference validates the secret_reference at node i and holds it. Every
 // field joins the scrub set, and every member name the proposal does not
-// define, except what the agent may see of a valid reference: its type,
-// label and ttl.
-func (w *walker) reference(i int, visible bool) {
+// define, except what the agent may see of a valid one: its type, and its
+// label and ttl where it is shown.
+func (w *walker) reference(i int, where refPlace) {
+	visible := where == refInPlace
+	shown := where != refWithheld || w.mode == textMode
 	tr := w.tr
 	tr.children(i, func(j int) {
 		switch key := tr.key(j); {
@@ -666,16 +746,24 @@ func (w *walker) reference(i int, visible bool) {
 	id, idOK := str("id")
 	rawURL, urlOK := str("redeemUrl")
 	label, labelOK := str("label")
+	hideShown := func() {
+		for _, key := range []string{"label", "ttl"} {
+			if j := tr.member(i, key); j >= 0 {
+				w.collect(j)
+			}
+		}
+	}
+	if !shown {
+		hideShown()
+	}
 	invalid := func(why string) {
 		if visible {
 			w.act[i] = drop
 		}
 		// Nothing of it reaches the agent, so what a valid one shows is
 		// withheld too.
-		for _, key := range []string{"label", "ttl"} {
-			if j := tr.member(i, key); j >= 0 {
-				w.collect(j)
-			}
+		if shown {
+			hideShown()
 		}
 		w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the secret_reference at %s was withheld: %s", w.t.name, orRoot(tr.pointer(i)), why))
 	}
@@ -699,6 +787,16 @@ func (w *walker) reference(i int, visible bool) {
 		return
 	}
 	w.set.addString(redeem)
+	if u, err := url.Parse(redeem); err == nil {
+		// The same URL written relative to the origin, or with its
+		// default port; and what its query carries.
+		w.set.addString(u.RequestURI())
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				w.set.addString(v)
+			}
+		}
+	}
 	ref := reference{node: i, pointer: tr.pointer(i), label: label, redeem: redeem, visible: visible}
 	if j := tr.member(i, "ttl"); j >= 0 {
 		if tr.nodes[j].kind != kNumber {
@@ -717,14 +815,28 @@ func (w *walker) reference(i int, visible bool) {
 		}
 		ref.ttlSecs = secs
 	}
+	k := w.addReference(ref)
 	if visible {
 		w.act[i] = reduce
 		if w.refAt == nil {
 			w.refAt = map[int]int{}
 		}
-		w.refAt[i] = len(w.refs)
+		w.refAt[i] = k
 	}
-	w.refs = append(w.refs, ref)
+}
+
+// addReference holds r and returns its index in w.refs. The same secret
+// written twice in one output (a reference, and its JSON in a text item)
+// is held once.
+func (w *walker) addReference(r reference) int {
+	for k := range w.refs {
+		if w.refs[k].redeem == r.redeem {
+			w.refs[k].visible = w.refs[k].visible || r.visible
+			return k
+		}
+	}
+	w.refs = append(w.refs, r)
+	return len(w.refs) - 1
 }
 
 // resolveRedeemURL resolves a redeemUrl against the document's base URL
@@ -776,10 +888,6 @@ func (e *Engine) resolveRedeemURL(raw string) (string, string) {
 // withheld: an MCP CallToolResult whose text says what was withheld, and
 // whose _meta lists where.
 func (w *walker) build() Result {
-	now := w.e.opts.Now()
-	w.e.mu.Lock()
-	c := w.e.vault.newCall(w.t.name)
-	c.items = make([]heldItem, 0, len(w.held)+len(w.refs))
 	size := 0
 	for _, h := range w.held {
 		size += int(w.tr.nodes[h].end - w.tr.nodes[h].start)
@@ -790,6 +898,7 @@ func (w *walker) build() Result {
 	// Held values are often siblings: their parent's pointer is written
 	// once and copied.
 	parent, from, to := -2, 0, 0
+	limit := maxPointerBytes*len(w.tr.src) + maxPointerSlack
 	for k, h := range w.held {
 		switch p := int(w.tr.nodes[h].parent); {
 		case p < 0:
@@ -802,7 +911,16 @@ func (w *walker) build() Result {
 			ptrs = w.tr.appendToken(ptrs, h)
 		}
 		ends[k] = len(ptrs)
+		if len(ptrs) > limit {
+			// Withheld members at every level of a deep object: their
+			// pointers grow with the square of the depth.
+			return Result{Err: w.t.failure("the pointers to what was withheld are too long")}
+		}
 	}
+	now := w.e.opts.Now()
+	w.e.mu.Lock()
+	c := w.e.vault.newCall(w.t.name)
+	c.items = make([]heldItem, 0, len(w.held)+len(w.refs))
 	all := unsafe.String(unsafe.SliceData(ptrs), len(ptrs))
 	c.buf = make([]byte, 0, size+len(ptrs))
 	pointers := make([]string, len(w.held))
@@ -844,7 +962,7 @@ func (w *walker) build() Result {
 	// A pointer names members; a name can be a withheld string (a
 	// sensitive propertyNames, a name that withholdNames withheld).
 	for i, p := range pointers {
-		if c, ok := s.scrub(p); ok {
+		if c, ok := s.scrubPointer(p); ok {
 			pointers[i] = c
 		}
 	}
@@ -1096,7 +1214,7 @@ func appendReference(b []byte, r reference, s *scrubber) []byte {
 		label = c
 	}
 	b = appendString(b, label)
-	if r.ttl != "" {
+	if r.ttl != "" && !s.isWithheldNumber(r.ttl) {
 		b = append(b, `,"ttl":`...)
 		b = append(b, r.ttl...)
 	}

@@ -269,10 +269,22 @@ func TestRules(t *testing.T) {
 			secrets: []string{"ID-emb3", "/redeem/"}, refs: 1,
 		},
 		{
-			name: "c prose that names secret_reference is withheld as an invalid reference",
+			name: "c an object with a string that names secret_reference is withheld as an invalid reference",
 			def:  ``,
-			kind: Returned, data: `{"note":"a secret_reference is an object; see the docs","other":"kept"}`,
-			secrets: []string{"see the docs"}, visible: []string{"kept"}, pointers: []string{"/note"}, invalid: 1,
+			kind: Returned, data: `{"doc":{"note":"a secret_reference is an object; see the docs","id":"doc-id-77"},"other":"kept"}`,
+			secrets: []string{"see the docs", "doc-id-77"}, visible: []string{"kept"}, pointers: []string{"/doc"}, invalid: 1,
+		},
+		{
+			name: "c a reference in another spelling goes with its object",
+			def:  ``,
+			kind: Returned, data: `{"key":{"Type":"secret_reference","Id":"tok_9f8e7d","RedeemUrl":"/redeem/tok_9f8e7d"},"list":[{"object":"secret_reference","id":"tok_8e7d6c"},{"type":["secret_reference"],"id":"tok_7d6c5b"}],"other":"kept"}`,
+			secrets: []string{"tok_9f8e7d", "tok_8e7d6c", "tok_7d6c5b"}, visible: []string{"kept"}, pointers: []string{"/key", "/list/0", "/list/1"}, invalid: 3,
+		},
+		{
+			name: "c a member named secret_reference is withheld as an invalid reference",
+			def:  ``,
+			kind: Returned, data: `{"secret_reference":{"id":"tok_6c5b4a","redeem_url":"/redeem/tok_6c5b4a"},"other":"kept"}`,
+			secrets: []string{"tok_6c5b4a"}, visible: []string{"kept"}, pointers: []string{"/secret_reference"}, invalid: 1,
 		},
 		{
 			name: "c a string result of prose that names secret_reference is withheld",

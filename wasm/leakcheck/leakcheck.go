@@ -9,7 +9,9 @@
 //
 // A value written as a number (see [IsNumber]) is found by value, where it
 // stands whole: 4471 is in "x4471", "4471.0" and 4.471e3, not in "144712"
-// or "3.4471". Any other value is found as a substring.
+// or "3.4471". One written with a leading zero (a PIN 0420) is found as
+// written, where it stands whole. Any other value is found as a
+// substring.
 package leakcheck
 
 import (
@@ -36,8 +38,13 @@ const maxLayers = 256
 func Find(text, value string) (where string, found bool) {
 	f := finder{value: value}
 	if IsNumber(value) {
-		f.number = new(big.Rat)
-		f.number.SetString(strings.TrimPrefix(value, "-"))
+		digits := strings.TrimPrefix(value, "-")
+		if leadingZeroRE.MatchString(digits) {
+			f.digits = digits
+		} else {
+			f.number = new(big.Rat)
+			f.number.SetString(digits)
+		}
 	}
 	return f.find(text, "text", 0)
 }
@@ -46,11 +53,15 @@ func Find(text, value string) (where string, found bool) {
 // sign, digits, an optional fraction and an optional exponent.
 func IsNumber(s string) bool { return numberRE.MatchString(s) }
 
-var numberRE = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+var (
+	numberRE      = regexp.MustCompile(`^-?([0-9]+(\.[0-9]+)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+	leadingZeroRE = regexp.MustCompile(`^0[0-9]`)
+)
 
 type finder struct {
 	value  string
 	number *big.Rat // the value's magnitude, when it is a number
+	digits string   // the value without its sign, when it has a leading zero
 }
 
 func (f *finder) find(text, where string, jsonDepth int) (string, bool) {
@@ -142,13 +153,19 @@ func (f *finder) findValue(v any, where string, jsonDepth int) (string, bool) {
 
 // holds reports whether s holds the value as it is.
 func (f *finder) holds(s string) bool {
-	if f.number == nil {
+	if f.number == nil && f.digits == "" {
 		return strings.Contains(s, f.value)
 	}
 	for _, m := range tokenRE.FindAllStringIndex(s, -1) {
 		a, b := m[0], m[1]
 		// Whole numbers only: not the fraction of another.
-		if a >= 2 && s[a-1] == '.' && isDigit(s[a-2]) {
+		if a >= 1 && (isDigit(s[a-1]) || s[a-1] == '.') {
+			continue
+		}
+		if f.digits != "" {
+			if s[a:b] == f.digits {
+				return true
+			}
 			continue
 		}
 		var r big.Rat
@@ -159,7 +176,7 @@ func (f *finder) holds(s string) bool {
 	return false
 }
 
-var tokenRE = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?`)
+var tokenRE = regexp.MustCompile(`(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`)
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
@@ -189,7 +206,8 @@ func changed(s string, d ...string) []string {
 
 var (
 	pairRE    = regexp.MustCompile(`\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})`)
-	escapeRE  = regexp.MustCompile(`(?:\\x[0-9a-fA-F]{2})+|\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|\r\n|[\s\S])`)
+	escapeRE  = regexp.MustCompile(`(?:\\x[0-9a-fA-F]{2})+|(?:\\[0-7]{1,3})+|\\(u\{[0-9a-fA-F]{1,6}\}|x\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|\r\n|[\s\S])`)
+	octalRE   = regexp.MustCompile(`\\([0-7]{1,3})`)
 	hexRE     = regexp.MustCompile(`^[0-9a-fA-F]{2}$`)
 	percentRE = regexp.MustCompile(`(?:%[0-9a-fA-F]{2})+|%[uU][0-9a-fA-F]{4}`)
 )
@@ -210,9 +228,17 @@ func unescapeBackslashes(s string) []string {
 		return escapeRE.ReplaceAllStringFunc(s, func(m string) string {
 			e := m[1:]
 			switch {
-			case strings.HasPrefix(e, "u{"):
+			case strings.HasPrefix(e, "u{") || strings.HasPrefix(e, "x{"):
 				n, _ := strconv.ParseUint(e[2:len(e)-1], 16, 32)
 				return codePoint(n)
+			case e[0] >= '0' && e[0] <= '7':
+				// A run of octal escapes, as C, bash and git write bytes.
+				var raw []byte
+				for _, o := range octalRE.FindAllStringSubmatch(m, -1) {
+					n, _ := strconv.ParseUint(o[1], 8, 16)
+					raw = append(raw, byte(n))
+				}
+				return bytesOrLatin1(raw, asBytes)
 			case len(e) == 5 && e[0] == 'u', len(e) == 9 && e[0] == 'U':
 				n, _ := strconv.ParseUint(e[1:], 16, 32)
 				return codePoint(n)
@@ -222,14 +248,7 @@ func unescapeBackslashes(s string) []string {
 					n, _ := strconv.ParseUint(m[i+2:i+4], 16, 8)
 					raw = append(raw, byte(n))
 				}
-				if asBytes && utf8.Valid(raw) {
-					return string(raw)
-				}
-				var b strings.Builder
-				for _, c := range raw {
-					b.WriteRune(rune(c))
-				}
-				return b.String()
+				return bytesOrLatin1(raw, asBytes)
 			case e == "\r\n" || e == "\n" || e == "\r":
 				return ""
 			}
@@ -240,6 +259,19 @@ func unescapeBackslashes(s string) []string {
 		})
 	}
 	return changed(s, decode(true), decode(false))
+}
+
+// bytesOrLatin1 reads raw as UTF-8 when asked and it is, else each byte
+// as the code point it is.
+func bytesOrLatin1(raw []byte, asBytes bool) string {
+	if asBytes && utf8.Valid(raw) {
+		return string(raw)
+	}
+	var b strings.Builder
+	for _, c := range raw {
+		b.WriteRune(rune(c))
+	}
+	return b.String()
 }
 
 func codePoint(n uint64) string {

@@ -21,6 +21,8 @@ func TestFind(t *testing.T) {
 		{"a surrogate pair", `"\ud83d\udc0e horse"`, "🐎 horse", true},
 		{"Python's repr", `{'pw': 'M\xfcller'}`, "Müller", true},
 		{"a Python bytes literal", `b'M\xc3\xbcller'`, "Müller", true},
+		{"octal bytes, as git writes them", `"M\303\274ller"`, "Müller", true},
+		{"Perl's \\x{}", `M\x{fc}ller`, "Müller", true},
 		{"HTML named", "M&uuml;ller &amp; co", "Müller & co", true},
 		{"HTML numeric", "tok&#62;91 tok&#x3E;91", "tok>91", true},
 		{"percent in a query", "https://x/?pw=M%C3%BCller%234471", "Müller#4471", true},
@@ -31,6 +33,9 @@ func TestFind(t *testing.T) {
 		{"a number in text", "pin 4471.0 ok", "4471", true},
 		{"a number written as a string", `{"n":"4471"}`, "4471", true},
 		{"a number inside a longer one", "order 144712 and 3.4471", "4471", false},
+		{"a fraction without its zero", "ratio=.4471", "0.4471", true},
+		{"a PIN as written", "PIN 0420.", "0420", true},
+		{"a PIN's value is not the PIN", "PIN 420 and 10420", "0420", false},
 		{"nowhere", `{"a":"b"}`, "Müller", false},
 		{"not across JSON syntax", `{"a":"0E+00"}`, `0"}`, false},
 	}
