@@ -48,6 +48,11 @@ func adversarial() map[string]struct{ def, data string } {
 	// grow with the square of the depth.
 	const depth = 9000
 	out["deep pointers"] = struct{ def, data string }{sensitive, `{"pw":"zzzz","c":` + strings.Repeat(`{"zzzz":1,"c":`, depth) + `0` + strings.Repeat(`}`, depth) + `}`}
+
+	// Clusters of escapes of three kinds, each nested four deep, just
+	// farther apart than a window's gap: 125 decodings each.
+	cluster := `%25252541 &amp;amp;amp;amp;x ` + strings.Repeat(`\\`, 8) + `x` + strings.Repeat("y", 41)
+	out["escape clusters"] = struct{ def, data string }{plain, `{"content":[{"type":"text","text":` + string(appendString(nil, strings.Repeat(cluster, (256<<10)/len(cluster)))) + `}]}`}
 	return out
 }
 
@@ -75,6 +80,25 @@ func TestAdversarialOutputsFailClosed(t *testing.T) {
 	res = run("deep pointers")
 	require.NotNil(t, res.Err, "pointers past their budget fail the call")
 	assert.Empty(t, res.Agent)
+
+	res = run("escape clusters")
+	require.Nil(t, res.Err)
+	assert.True(t, res.Unchanged, "a plain tool's text without a reference passes, its decoding bounded")
+}
+
+// TestDecodingsBudget: what decodings makes never costs more than its
+// budget, however many decodings a string has.
+func TestDecodingsBudget(t *testing.T) {
+	unit := `%2525252541&amp;amp;amp;amp;` + strings.Repeat(`\\`, 16) + `x`
+	s := strings.Repeat(unit, (1<<20)/len(unit))
+	budget := decodeBudget(s)
+	layers, ok := decodings(s, false, 0, &budget)
+	assert.False(t, ok, "past the budget")
+	cost := 0
+	for _, l := range layers[1:] {
+		cost += len(l.text) + segmentSize*len(l.segs)
+	}
+	assert.LessOrEqual(t, cost, decodeBudget(s), "the layers kept cost no more than the budget")
 }
 
 // BenchmarkAdversarial times the shapes above: each must stay within a

@@ -199,6 +199,8 @@ func TestReferenceNotations(t *testing.T) {
 		{"a type as an HTML reference", Returned, `{"content":[{"type":"secret&#95;reference","id":"` + id + `","label":"k","redeemUrl":"` + path + `"},{"type":"text","text":"KEEP-other"}]}`, 0, 1},
 		{"a string result in Python's notation", Text, `{'type': 'secret_reference', 'id': '` + id + `', 'redeemUrl': '` + path + `'} KEEP-other`, 0, 1},
 		{"a string result of escaped JSON", Text, escapeNonASCII(ref) + " KEEP-other", 1, 0},
+		{"a type as a zero-padded reference", Returned, textItem(strings.Replace(ref, "secret_reference", "&#"+strings.Repeat("0", 60)+"115;ecret_reference", 1)), 0, 1},
+		{"a type as a zero-padded \\u{}", Returned, textItem(strings.Replace(ref, "secret_reference", `\u{0000000073}ecret_reference`, 1)), 0, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -292,6 +294,9 @@ func TestEchoesInOtherForms(t *testing.T) {
 		{"a redeemUrl written relative", `{"key":{"type":"secret_reference","id":"ref-1","label":"API key","redeemUrl":"https://app.example/redeem?token=Zq81mKx"},"note":"or open /redeem?token=Zq81mKx"}`, []string{"Zq81mKx"}, []string{"or open "}},
 		{"a redeemUrl with its default port", `{"key":{"type":"secret_reference","id":"ref-1","label":"API key","redeemUrl":"/redeem?token=Zq81mKx"},"note":"https://app.example:443/redeem?token=Zq81mKx"}`, []string{"Zq81mKx"}, nil},
 		{"the label of a reference inside a withheld value", `{"pw":{"type":"secret_reference","id":"ref-1","label":"Chase checking 4471-9920","redeemUrl":"/redeem/ref-1"},"note":"Your Chase checking 4471-9920 is ready"}`, []string{"Chase checking 4471-9920"}, []string{"is ready"}},
+		{"a reference padded with 120 zeros", `{"pw":"Müller#4471","note":"see M&#` + strings.Repeat("0", 120) + `252;ller#4471"}`, []string{"Müller#4471"}, []string{"see "}},
+		{"JavaScript's \\u{} with leading zeros", `{"pw":"Müller#4471","note":"see M\\u{00000000fc}ller#4471"}`, []string{"Müller#4471"}, []string{"see "}},
+		{"Perl's \\x{} with leading zeros", `{"pw":"Müller#4471","note":"see M\\x{0000000fc}ller#4471"}`, []string{"Müller#4471"}, []string{"see "}},
 		{"a ttl equal to a withheld number", `{"pw":3599,"key":{"type":"secret_reference","id":"ref-1","label":"API key","redeemUrl":"/redeem/ref-1","ttl":3599}}`, []string{"3599"}, []string{"API key"}},
 	}
 	for _, tt := range tests {
@@ -351,4 +356,84 @@ func TestManyReferencesInOneText(t *testing.T) {
 	assert.Empty(t, res.Invalid)
 	assert.Equal(t, 1100, res.Held, "each reference held once")
 	assertNoDecodedLeak(t, res.Agent, "/redeem/ref-1099", "ref-1099")
+}
+
+// TestShortFieldsOfReferencesInText: the fields of a reference read in a
+// text go from that text however short: rule (c) lets only type, label
+// and ttl through, while rule (d)'s minimum length is for elsewhere.
+func TestShortFieldsOfReferencesInText(t *testing.T) {
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"t","description":"d"}`)
+	text := `Stored. {"type":"secret_reference","id":"k9Z","label":"API key","redeemUrl":"/redeem/k9Z","pin":"731"} for 7310 days`
+	res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})})
+	require.Nil(t, res.Err)
+	require.Equal(t, 1, res.Held)
+	assert.NotContains(t, res.Agent, "k9Z", "the reference's id")
+	assert.NotContains(t, res.Agent, `"731"`, "the reference's other field")
+	assert.Contains(t, res.Agent, "for 7310 days", "a number that merely holds the field's digits")
+}
+
+// TestMentioningNamesInPointers: a member withheld because its name names
+// secret_reference is not spelled out by its pointer in _meta.
+func TestMentioningNamesInPointers(t *testing.T) {
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"t","description":"d"}`)
+	res := e.Output("t", Outcome{Kind: Returned, Data: `{"refs":{"/redeem/9f8e7d6c?type=secret_reference":{"label":"API key"},"secret_reference id=ab12cd34":1,"kept":2}}`})
+	require.Nil(t, res.Err)
+	assert.NotContains(t, res.Agent, "9f8e7d6c")
+	assert.NotContains(t, res.Agent, "ab12cd34")
+	assert.Contains(t, res.Agent, `"kept":2`)
+}
+
+// TestSharedPrefixesKeepVisibleText: withheld values that share a long
+// prefix (presigned URLs) cost only the bytes compared, so the visible
+// text that lists the public URLs is searched in full and kept.
+func TestSharedPrefixesKeepVisibleText(t *testing.T) {
+	def := `{"name":"t","description":"d","outputSchema":{"type":"object","properties":{"files":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"public":{"type":"string"},"signed":{"type":"string","x-sensitive":true}}}},"summary":{"type":"string"}}}}`
+	var files []any
+	var summary strings.Builder
+	summary.WriteString("Uploaded files:\n")
+	for i := range 1000 {
+		name := fmt.Sprintf("report-%04d.pdf", i)
+		files = append(files, map[string]any{
+			"name":   name,
+			"public": "https://cdn.example.com/files/" + name,
+			"signed": "https://cdn.example.com/files/" + name + "?X-Amz-Signature=" + strings.Repeat("0123456789abcdef", 8) + fmt.Sprint(i),
+		})
+		summary.WriteString("- https://cdn.example.com/files/" + name + "\n")
+	}
+	e := newTestEngine(t)
+	mustRegister(t, e, def)
+	res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"files": files, "summary": summary.String()})})
+	require.Nil(t, res.Err)
+	assert.Contains(t, res.Agent, "report-0999.pdf\\n", "the visible summary is kept")
+	assertNoDecodedLeak(t, res.Agent, "X-Amz-Signature")
+}
+
+// TestDensePageKept: a 256 KB page with escapes on every line, and a few
+// double escapes, holds no withheld value and reaches the agent whole,
+// though the withheld name has a space (so a plus is a space too).
+func TestDensePageKept(t *testing.T) {
+	line := "<li><a href=\"/search?q=caf%C3%A9&amp;page=2\">Caf&eacute; &amp; Cr&egrave;me</a></li>\n"
+	quirks := "<script>var d = {\"html\": \"Tom \\u0026amp; Jerry\"};</script>\n" +
+		"<a href=\"/r?u=https%3A%2F%2Fx.com%2Fa%2520b\">redirect</a>\n" +
+		"<p>Feed: Tom &amp;amp; Jerry</p>\n<pre>printf(\"a\\\\n\");</pre>\n<a href=\"/search?q=tom+jerry\">search</a>\n"
+	var b strings.Builder
+	for i := 0; b.Len() < 256<<10; i++ {
+		b.WriteString(line)
+		if i%1000 == 0 {
+			b.WriteString(quirks)
+		}
+	}
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"t","description":"d","outputSchema":{"type":"object","properties":{"pw":{"type":"string","x-sensitive":true},"page":{"type":"string"}}}}`)
+	res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"pw": "Jane Q. Doe", "page": b.String()})})
+	require.Nil(t, res.Err)
+	var view struct {
+		Structured struct {
+			Page string `json:"page"`
+		} `json:"structuredContent"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.Agent), &view))
+	assert.Equal(t, b.String(), view.Structured.Page, "the page reaches the agent whole")
 }

@@ -43,7 +43,7 @@ const (
 	maxLayers = 128
 	// maxLayerBytes and maxLayerSlack bound their total size: a multiple
 	// of the window's, and some.
-	maxLayerBytes = 32
+	maxLayerBytes = 16
 	maxLayerSlack = 256 << 10
 )
 
@@ -81,31 +81,38 @@ func hasEscapes(s string, plus bool) bool {
 var escapeStart = [256]bool{'\\': true, '&': true, '%': true}
 
 // decodings returns s and its distinct decodings, each applied where it
-// changes something, to maxDecodeDepth. ok is false when s has more
-// decodings than the bounds allow; the caller must then fail closed.
-// With plus, a plus sign is also read as a space.
+// changes something, to maxDecodeDepth. With plus, a plus sign is also
+// read as a space. Every decoding made, kept or not, is charged to budget
+// (its text and what maps it back); ok is false when s has more decodings
+// than maxLayers, or their cost runs past the budget, and the caller must
+// then fail closed.
 //
 // Decodings of independent escapes multiply (a text with HTML, a URL and
 // JSON escapes, each nested twice, has 27), so callers decode a string
 // window by window (windows), not whole.
-func decodings(s string, plus bool, extraDepth int) (layers []*layer, ok bool) {
+func decodings(s string, plus bool, extraDepth int, budget *int) (layers []*layer, ok bool) {
 	root := &layer{text: s}
 	layers = []*layer{root}
 	if !hasEscapes(s, plus) {
 		return layers, true
 	}
 	var seen map[string]bool
-	total := len(s)
 	for k := 0; k < len(layers); k++ {
 		l := layers[k]
 		for d := backslashes; d <= formPercents; d++ {
 			if !d.applies(l.text, plus) {
 				continue
 			}
-			text, segs := d.decode(l.text)
+			// What the decoding would cost at most, before it is made.
+			starts := d.starts(l.text)
+			if len(l.text)+segmentSize*starts > *budget {
+				return layers, false
+			}
+			text, segs := d.decode(l.text, starts)
 			if segs == nil {
 				continue
 			}
+			*budget -= len(text) + segmentSize*len(segs)
 			if seen == nil {
 				seen = map[string]bool{s: true}
 			}
@@ -115,15 +122,19 @@ func decodings(s string, plus bool, extraDepth int) (layers []*layer, ok bool) {
 			if l.depth >= maxDecodeDepth+extraDepth || len(layers) >= maxLayers {
 				return layers, false
 			}
-			if total += len(text); total > maxLayerBytes*len(s)+maxLayerSlack {
-				return layers, false
-			}
 			seen[text] = true
 			layers = append(layers, &layer{text: text, parent: l, segs: segs, depth: l.depth + 1})
 		}
 	}
 	return layers, true
 }
+
+// decodeBudget is what decoding one string may cost, in bytes of decoded
+// text and of what maps it back, across all its windows.
+func decodeBudget(s string) int { return maxLayerBytes*len(s) + maxLayerSlack }
+
+// segmentSize is what one segment takes.
+const segmentSize = 16
 
 // applies reports whether text holds what d decodes.
 func (d decoding) applies(text string, plus bool) bool {
@@ -139,9 +150,23 @@ func (d decoding) applies(text string, plus bool) bool {
 	}
 }
 
+// starts counts the bytes of text where an escape of d may start.
+func (d decoding) starts(text string) int {
+	switch d {
+	case backslashes:
+		return strings.Count(text, `\`)
+	case charRefs:
+		return strings.Count(text, "&")
+	case percents:
+		return strings.Count(text, "%")
+	default:
+		return strings.Count(text, "%") + strings.Count(text, "+")
+	}
+}
+
 // decode returns text decoded and what it replaced; segs is nil when
-// nothing was.
-func (d decoding) decode(text string) (string, []segment) {
+// nothing was. starts is how many escapes there may be.
+func (d decoding) decode(text string, starts int) (string, []segment) {
 	var dec decoder
 	switch d {
 	case backslashes:
@@ -170,6 +195,7 @@ func (d decoding) decode(text string) (string, []segment) {
 		}
 		if b == nil {
 			b = make([]byte, 0, len(text))
+			segs = make([]segment, 0, starts)
 		}
 		b = append(b, text[last:j]...)
 		segs = append(segs, segment{at: int32(len(b)), n: int32(len(out)), from: int32(j), m: int32(m)})
@@ -215,15 +241,7 @@ func decodeBackslash(s string, i int, b []byte) ([]byte, int) {
 	case 'u':
 		if i+2 < len(s) && s[i+2] == '{' {
 			// JavaScript's \u{1F600}.
-			end := strings.IndexByte(s[i+3:min(len(s), i+3+7)], '}')
-			if end < 1 {
-				return b, 0
-			}
-			r, ok := parseHex(s[i+3 : i+3+end])
-			if !ok {
-				return b, 0
-			}
-			return appendCodePoint(b, r), 3 + end + 1
+			return braced(s, i, b)
 		}
 		r, ok := hexAt(s, i+2, 4)
 		if !ok {
@@ -249,15 +267,7 @@ func decodeBackslash(s string, i int, b []byte) ([]byte, int) {
 	case 'x':
 		if i+2 < len(s) && s[i+2] == '{' {
 			// Perl's and PHP's \x{fc}.
-			end := strings.IndexByte(s[i+3:min(len(s), i+3+7)], '}')
-			if end < 1 {
-				return b, 0
-			}
-			r, ok := parseHex(s[i+3 : i+3+end])
-			if !ok {
-				return b, 0
-			}
-			return appendCodePoint(b, r), 3 + end + 1
+			return braced(s, i, b)
 		}
 		return decodeBytes(s, i, b, hexByte)
 	case '0', '1', '2', '3', '4', '5', '6', '7':
@@ -290,6 +300,27 @@ func decodeBackslash(s string, i int, b []byte) ([]byte, int) {
 		_, n := utf8.DecodeRuneInString(s[i+1:])
 		return append(b, s[i+1:i+1+n]...), 1 + n
 	}
+}
+
+// braced reads \u{…} or \x{…} at s[i]: hex digits, any number of leading
+// zeros (as JavaScript and Perl take them), and at most six others.
+func braced(s string, i int, b []byte) ([]byte, int) {
+	j := i + 3
+	for j < len(s) && s[j] == '0' {
+		j++
+	}
+	start := j
+	for j < len(s) && j-start <= 6 && hexDigit(s[j]) >= 0 {
+		j++
+	}
+	if j >= len(s) || s[j] != '}' || j-start > 6 || j == i+3 {
+		return b, 0
+	}
+	r := rune(0)
+	if j > start {
+		r, _ = parseHex(s[start:j])
+	}
+	return appendCodePoint(b, r), j + 1 - i
 }
 
 // decodeBytes reads a run of escapes that each stand for one byte (\xXX,
@@ -497,20 +528,29 @@ func appendCodePoint(b []byte, r rune) []byte {
 	return utf8.AppendRune(b, r)
 }
 
-// windows returns the spans of s that hold its escapes: runs of escape
-// bytes no more than gap apart, widened by gap and the longest escape on
-// either side. A value whose echo is gap bytes or shorter, decoded, lies
-// whole in one window: its literal characters are at most gap bytes
-// between two of its escapes or beside them. Escapes far apart decode
-// independently, and their decodings do not multiply.
+// windows returns the spans of s that hold its escapes: runs of escapes
+// no more than gap apart, widened by gap and the longest escape on either
+// side. An escape reaches to the end of the letters, digits, #, ; and
+// braces after the byte that starts it, however many (&#000…0252; is one
+// escape). A value whose echo is gap bytes or shorter, decoded, lies whole
+// in one window: its literal characters are at most gap bytes between two
+// of its escapes or beside them. Escapes far apart decode independently,
+// and their decodings do not multiply; a window longer than maxWindow is
+// cut into pieces that overlap by twice the margin, for the same reason.
 func windows(s string, plus bool, gap int) [][2]int {
 	margin := gap + maxEscapeLength
 	var out [][2]int
 	first, last := -1, -1
 	flush := func() {
-		if first >= 0 {
-			out = append(out, [2]int{max(0, first-margin), min(len(s), last+1+margin)})
+		if first < 0 {
+			return
 		}
+		lo, hi := max(0, first-margin), min(len(s), last+margin)
+		step := max(maxWindow, 8*margin)
+		for ; hi-lo > step+2*margin; lo += step {
+			out = append(out, [2]int{lo, lo + step + 2*margin})
+		}
+		out = append(out, [2]int{lo, hi})
 	}
 	for i := 0; i < len(s); i++ {
 		if !escapeStart[s[i]] && !(plus && s[i] == '+') {
@@ -523,10 +563,24 @@ func windows(s string, plus bool, gap int) [][2]int {
 		if first < 0 {
 			first = i
 		}
-		last = i
+		j := i + 1
+		for j < len(s) && escapeBody(s[j]) {
+			j++
+		}
+		last = j
+		i = j - 1
 	}
 	flush()
 	return out
+}
+
+// maxWindow is the length past which a window is cut into pieces.
+const maxWindow = 4096
+
+// escapeBody reports whether c can follow the byte that starts an escape,
+// within it.
+func escapeBody(c byte) bool {
+	return isAlnum(c) || c == '#' || c == ';' || c == '{' || c == '}'
 }
 
 // maxEscapeLength is the longest escape any decoding reads, after the byte
@@ -539,8 +593,9 @@ const maxEscapeLength = 24
 // characters as escapes, so it is no way to find withheld values; it is
 // the fallback that finds secret_reference, a word of letters that no
 // escape reads differently, in a window with more decodings than the
-// bounds allow.
-func decodeAll(s string) *layer {
+// bounds allow. Without keepSegs its layers cannot map back (origin),
+// and cost only their text.
+func decodeAll(s string, keepSegs bool) *layer {
 	l := &layer{text: s}
 	for range maxDecodeDepth {
 		var (
@@ -564,13 +619,18 @@ func decodeAll(s string) *layer {
 				continue
 			}
 			b = append(b, text[last:i]...)
-			segs = append(segs, segment{at: int32(len(b)), n: int32(len(out)), from: int32(i), m: int32(m)})
+			if keepSegs || segs == nil {
+				segs = append(segs, segment{at: int32(len(b)), n: int32(len(out)), from: int32(i), m: int32(m)})
+			}
 			b = append(b, out...)
 			last = i + m
 			i += m - 1
 		}
 		if segs == nil {
 			return l
+		}
+		if !keepSegs {
+			segs = nil
 		}
 		b = append(b, text[last:]...)
 		l = &layer{text: string(b), parent: l, segs: segs, depth: l.depth + 1}

@@ -10,6 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// decodingsOf is decodings of s with its own budget.
+func decodingsOf(s string, plus bool) ([]*layer, bool) {
+	budget := decodeBudget(s)
+	return decodings(s, plus, 0, &budget)
+}
+
 func layerTexts(layers []*layer) []string {
 	var out []string
 	for _, l := range layers {
@@ -42,7 +48,7 @@ func TestDecodings(t *testing.T) {
 		{`%5Cu00fc`, []string{`\u00fc`, "ü"}},
 	}
 	for _, tt := range tests {
-		layers, ok := decodings(tt.in, false, 0)
+		layers, ok := decodingsOf(tt.in, false)
 		require.True(t, ok, "decodings(%q)", tt.in)
 		got := layerTexts(layers)
 		assert.Equal(t, tt.in, got[0], "layer 0 is the string itself")
@@ -50,11 +56,11 @@ func TestDecodings(t *testing.T) {
 			assert.Contains(t, got, w, "decodings(%q)", tt.in)
 		}
 	}
-	layers, _ := decodings("a+b%20c", true, 0)
+	layers, _ := decodingsOf("a+b%20c", true)
 	assert.Contains(t, layerTexts(layers), "a b c", "a plus is a space in a query")
-	layers, _ = decodings("a+b%20c", false, 0)
+	layers, _ = decodingsOf("a+b%20c", false)
 	assert.NotContains(t, layerTexts(layers), "a b c", "a plus is a plus unless a value has a space")
-	layers, _ = decodings("plain text", false, 0)
+	layers, _ = decodingsOf("plain text", false)
 	assert.Len(t, layers, 1, "a string without escapes is its only decoding")
 }
 
@@ -64,14 +70,14 @@ func TestDecodingsBounds(t *testing.T) {
 	for range maxDecodeDepth + 1 {
 		s = jsonContents(s)
 	}
-	_, ok := decodings(s, false, 0)
+	_, ok := decodingsOf(s, false)
 	assert.False(t, ok, "too deep a nesting is past the bounds")
 	// Within them.
 	s = "x\"y"
 	for range 4 {
 		s = jsonContents(s)
 	}
-	layers, ok := decodings(s, false, 0)
+	layers, ok := decodingsOf(s, false)
 	require.True(t, ok)
 	assert.Contains(t, layerTexts(layers), "x\"y")
 }
@@ -92,7 +98,7 @@ func TestOrigin(t *testing.T) {
 		{`x \ud83d\udc0e y`, "🐎", `\ud83d\udc0e`},
 	}
 	for _, tt := range tests {
-		layers, ok := decodings(tt.in, false, 0)
+		layers, ok := decodingsOf(tt.in, false)
 		require.True(t, ok)
 		found := false
 		for _, l := range layers {
@@ -122,7 +128,7 @@ func TestDecodingsRoundTrip(t *testing.T) {
 		e1 := encoders[rng.IntN(len(encoders))]
 		e2 := encoders[rng.IntN(len(encoders))]
 		enc := e2.encode(e1.encode(s))
-		layers, ok := decodings(enc, strings.Contains(s, " "), 0)
+		layers, ok := decodingsOf(enc, strings.Contains(s, " "))
 		require.True(t, ok, "decodings of %q", enc)
 		found := false
 		for _, l := range layers {
@@ -201,7 +207,7 @@ func TestNumbersInText(t *testing.T) {
 func TestMentionsPastTheBounds(t *testing.T) {
 	// Three kinds of escape, each nested five deep: 216 decodings.
 	rich := `&amp;amp;amp;amp;lt; %2525252541 ` + strings.Repeat(`\`, 32) + `n`
-	_, ok := decodings(rich, false, 0)
+	_, ok := decodingsOf(rich, false)
 	require.False(t, ok, "the text is past the bounds")
 	spans, _ := mentions(rich, 0)
 	assert.Empty(t, spans, "no mention in %q", rich)

@@ -17,7 +17,9 @@ const referenceType = "secret_reference"
 // secret_reference: in any case, and not inside a longer identifier, so
 // that "secret_references" and "my_secret_reference_id" are not mentions.
 // Overlapping spans count once. A window of str with more decodings than
-// the bounds allow is searched in decodeAll's decodings instead. ok is
+// the bounds allow, and every window once decoding str has cost its
+// budget, is searched in decodeAll's decodings instead, whose cost is
+// linear. ok is
 // always true today. extraDepth allows more decodings than a string gets,
 // for a JSON text whose strings are themselves encoded once.
 func mentions(str string, extraDepth int) (spans [][2]int, ok bool) {
@@ -25,14 +27,22 @@ func mentions(str string, extraDepth int) (spans [][2]int, ok bool) {
 	if !hasEscapes(str, false) {
 		return spans, true
 	}
+	budget := decodeBudget(str)
 	for _, w := range windows(str, false, len(referenceType)+maxEscapeLength) {
 		var decoded []*layer
-		if layers, ok := decodings(str[w[0]:w[1]], false, extraDepth); ok {
+		if layers, ok := decodings(str[w[0]:w[1]], false, extraDepth, &budget); ok {
 			decoded = layers[1:]
 		} else {
-			// Past the bounds: every decoding decodeAll passes through.
-			for l := decodeAll(str[w[0]:w[1]]); l.parent != nil; l = l.parent {
-				decoded = append(decoded, l)
+			// Past the bounds: every decoding decodeAll passes through,
+			// mapped back only when one names secret_reference.
+			found := false
+			for l := decodeAll(str[w[0]:w[1]], false); l.parent != nil && !found; l = l.parent {
+				eachMention(l.text, func(int, int) { found = true })
+			}
+			if found {
+				for l := decodeAll(str[w[0]:w[1]], true); l.parent != nil; l = l.parent {
+					decoded = append(decoded, l)
+				}
 			}
 		}
 		for _, l := range decoded {

@@ -32,12 +32,22 @@ type scrubSet struct {
 	// digits are numbers found as written (sign aside) only: those whose
 	// value is shorter than their text.
 	digits map[string]struct{}
+	// noMin: values of any length join (a set for one string only).
+	noMin bool
+	// shadow, when set, gets every value added too.
+	shadow *scrubSet
 }
 
 // addString adds a withheld string: as a number when it is written as
 // one, else as itself.
 func (s *scrubSet) addString(v string) {
-	if len(v) < minScrubLength || utf8.RuneCountInString(v) < minScrubLength || v == referenceType {
+	if s.shadow != nil {
+		s.shadow.addString(v)
+	}
+	if v == "" || v == referenceType {
+		return
+	}
+	if !s.noMin && (len(v) < minScrubLength || utf8.RuneCountInString(v) < minScrubLength) {
 		// Too short to be specific, or the protocol's own word, which
 		// rule (c) looks after.
 		return
@@ -54,15 +64,18 @@ func (s *scrubSet) addString(v string) {
 
 // addNumber adds a withheld number, written as isNumber accepts.
 func (s *scrubSet) addNumber(text string) {
+	if s.shadow != nil {
+		s.shadow.addNumber(text)
+	}
 	digits := len(text)
 	if text != "" && text[0] == '-' {
 		digits--
 	}
-	if digits < minScrubLength {
+	if digits < minScrubLength && !s.noMin {
 		return
 	}
 	key := numberKey(nil, text)
-	if plainLength(key) < minScrubLength {
+	if plainLength(key) < minScrubLength && !s.noMin {
 		if s.digits == nil {
 			s.digits = map[string]struct{}{}
 		}
@@ -114,6 +127,7 @@ func plainLength(key []byte) int {
 type scrubber struct {
 	long    map[uint32][]string // literals by their first four bytes, longest first
 	bloom   []uint64
+	short   []string // literals under four bytes (of a set for one string)
 	numbers map[string]struct{}
 	digits  map[string]struct{}
 	// plus: a literal holds a space, so a plus sign in a query string can
@@ -129,7 +143,7 @@ type scrubber struct {
 // prefixes could make it quadratic; past the budget the text fails
 // closed.
 const (
-	matchBudget = 256
+	matchBudget = 1024
 	matchSlack  = 64 << 10
 )
 
@@ -146,6 +160,11 @@ func newScrubber(set *scrubSet) *scrubber {
 	s.any = len(set.literals) > 0 || len(set.numbers) > 0 || len(set.digits) > 0
 	for x := range set.literals {
 		s.gap = max(s.gap, len(x)+maxEscapeLength)
+		s.plus = s.plus || strings.IndexByte(x, ' ') >= 0
+		if len(x) < 4 {
+			s.short = append(s.short, x)
+			continue
+		}
 		if s.long == nil {
 			s.long = map[uint32][]string{}
 			s.bloom = make([]uint64, bloomBits/64)
@@ -154,7 +173,6 @@ func newScrubber(set *scrubSet) *scrubber {
 		s.long[w] = append(s.long[w], x)
 		bi := bloomIndex(w)
 		s.bloom[bi/64] |= 1 << (bi % 64)
-		s.plus = s.plus || strings.IndexByte(x, ' ') >= 0
 	}
 	for _, l := range s.long {
 		slices.SortFunc(l, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
@@ -173,9 +191,15 @@ func (s *scrubber) literalAt(str string, i int, budget *int) int {
 	if s.bloom[bi/64]&(1<<(bi%64)) == 0 {
 		return 0
 	}
+	rest := str[i:]
 	for _, p := range s.long[w] {
-		*budget -= len(p)
-		if strings.HasPrefix(str[i:], p) {
+		// Charge what is compared: the bytes the two share, and one.
+		k := 4
+		for k < len(p) && k < len(rest) && p[k] == rest[k] {
+			k++
+		}
+		*budget -= k + 1
+		if k == len(p) {
 			return len(p)
 		}
 	}
@@ -243,6 +267,18 @@ func (s *scrubber) eachMatch(text string, f func(a, b int) bool) bool {
 		}
 		from = i + m
 	}
+	for _, x := range s.short {
+		for from := 0; ; {
+			i := strings.Index(text[from:], x)
+			if i < 0 {
+				break
+			}
+			if !f(from+i, from+i+len(x)) {
+				return true
+			}
+			from += i + len(x)
+		}
+	}
 	if len(s.numbers) > 0 || len(s.digits) > 0 {
 		stop := false
 		numbers(text, func(a, b int) bool {
@@ -293,8 +329,9 @@ func (s *scrubber) eachSpan(str string, f func(a, b int) bool) bool {
 	if stop || !hasEscapes(str, s.plus) {
 		return true
 	}
+	budget := decodeBudget(str)
 	for _, w := range windows(str, s.plus, s.gap) {
-		layers, ok := decodings(str[w[0]:w[1]], s.plus, 0)
+		layers, ok := decodings(str[w[0]:w[1]], s.plus, 0, &budget)
 		if !ok {
 			return false
 		}
@@ -332,7 +369,13 @@ func (s *scrubber) scrubDepth(str string, depth int) (string, bool) {
 			if !s.contains(str) {
 				return str, false
 			}
-			return s.scrubTree(tr, depth), true
+			// A withheld value that spans the text's syntax ("[[]]", or
+			// ",\"b") is in no part the tree can drop: then the bytes go.
+			out := s.scrubTree(tr, depth)
+			if s.contains(out) {
+				out, _ = s.scrubText(out)
+			}
+			return out, true
 		}
 	}
 	return s.scrubText(str)

@@ -174,6 +174,10 @@ type walker struct {
 	invalid  []string
 	set      *scrubSet
 	scrubber *scrubber // for set, once withholdNames has settled it
+	// local holds, by string node, the fields of the references read in
+	// that string: they go from it whatever their length, as rule (c)
+	// says no field but type, label and ttl reaches the agent.
+	local map[int]*scrubSet
 	mode     mode
 	isResult bool // the output is a CallToolResult
 	target   int  // the node outputSchema describes, or -1
@@ -479,14 +483,21 @@ func (w *walker) embedded(i, at int) {
 	}
 	ptr := w.tr.pointer(i)
 	var x extraction
+	local := &scrubSet{noMin: true}
 	if ok {
+		w.set.shadow = local
 		ok = w.extract(&x, str, 0)
+		w.set.shadow = nil
 	}
 	if ok && len(x.invalid) == 0 && len(x.refs) == len(spans) {
 		for _, r := range x.refs {
 			r.pointer = ptr
 			w.addReference(r)
 		}
+		if w.local == nil {
+			w.local = map[int]*scrubSet{}
+		}
+		w.local[i] = local
 		return
 	}
 	if len(x.invalid) > 0 {
@@ -529,6 +540,9 @@ func (w *walker) nameMentions(j int) bool {
 		return false
 	}
 	w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the member at %s names secret_reference in its name, so it was withheld", w.t.name, orRoot(w.tr.pointer(j))))
+	// The name goes from the pointer too: it may carry what the member
+	// held (an id, a URL).
+	w.set.addString(key)
 	w.withhold(j)
 	return true
 }
@@ -1038,7 +1052,7 @@ func (w *walker) build() Result {
 			b = append(b, ',')
 			if w.tr.nodes[0].kind == kString {
 				// A string result is its own text, not its JSON.
-				text, _ := s.scrub(w.tr.str(0))
+				text, _ := w.scrubString(0, s)
 				b = appendText(b, []byte(text))
 			} else {
 				b = appendText(b, value)
@@ -1078,14 +1092,32 @@ func (w *walker) listReferences(b []byte, s *scrubber) []byte {
 // view changes; the rest can be copied as whole spans.
 func (w *walker) markDirty() {
 	w.dirty = make([]bool, len(w.tr.nodes))
-	for i, a := range w.act {
-		if a == keep {
-			continue
-		}
+	mark := func(i int) {
 		for p := i; p >= 0 && !w.dirty[p]; p = int(w.tr.nodes[p].parent) {
 			w.dirty[p] = true
 		}
 	}
+	for i, a := range w.act {
+		if a != keep {
+			mark(i)
+		}
+	}
+	for i := range w.local {
+		mark(i)
+	}
+}
+
+// scrubString returns the string at node i as the agent gets it: without
+// any withheld value, and without the fields of the references read in
+// it, however short (local).
+func (w *walker) scrubString(i int, s *scrubber) (string, bool) {
+	str, changed := s.scrub(w.tr.str(i))
+	if l := w.local[i]; l != nil {
+		if c, ok := newScrubber(l).scrub(str); ok {
+			str, changed = c, true
+		}
+	}
+	return str, changed
 }
 
 func secondsDuration(s float64) time.Duration {
@@ -1171,7 +1203,7 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	}
 	switch n.kind {
 	case kString:
-		if c, ok := s.scrub(tr.str(i)); ok {
+		if c, ok := w.scrubString(i, s); ok {
 			return appendString(b, c)
 		}
 		return append(b, tr.src[n.start:n.end]...)
