@@ -177,7 +177,7 @@ type walker struct {
 	// local holds, by string node, the fields of the references read in
 	// that string: they go from it whatever their length, as rule (c)
 	// says no field but type, label and ttl reaches the agent.
-	local map[int]*scrubSet
+	local    map[int]*scrubSet
 	mode     mode
 	isResult bool // the output is a CallToolResult
 	target   int  // the node outputSchema describes, or -1
