@@ -535,8 +535,7 @@ func appendCodePoint(b []byte, r rune) []byte {
 // escape). A value whose echo is gap bytes or shorter, decoded, lies whole
 // in one window: its literal characters are at most gap bytes between two
 // of its escapes or beside them. Escapes far apart decode independently,
-// and their decodings do not multiply; a window longer than maxWindow is
-// cut into pieces that overlap by twice the margin, for the same reason.
+// and their decodings do not multiply.
 func windows(s string, plus bool, gap int) [][2]int {
 	margin := gap + maxEscapeLength
 	var out [][2]int
@@ -545,12 +544,7 @@ func windows(s string, plus bool, gap int) [][2]int {
 		if first < 0 {
 			return
 		}
-		lo, hi := max(0, first-margin), min(len(s), last+margin)
-		step := max(maxWindow, 8*margin)
-		for ; hi-lo > step+2*margin; lo += step {
-			out = append(out, [2]int{lo, lo + step + 2*margin})
-		}
-		out = append(out, [2]int{lo, hi})
+		out = append(out, [2]int{max(0, first-margin), min(len(s), last+margin)})
 	}
 	for i := 0; i < len(s); i++ {
 		if !escapeStart[s[i]] && !(plus && s[i] == '+') {
@@ -574,9 +568,6 @@ func windows(s string, plus bool, gap int) [][2]int {
 	return out
 }
 
-// maxWindow is the length past which a window is cut into pieces.
-const maxWindow = 4096
-
 // escapeBody reports whether c can follow the byte that starts an escape,
 // within it.
 func escapeBody(c byte) bool {
@@ -589,13 +580,13 @@ const maxEscapeLength = 24
 
 // decodeAll decodes every escape of every kind in s, left to right, and
 // again on what that gives, until nothing changes or maxDecodeDepth
-// passes. Unlike decodings it can read a value's literal escape-like
-// characters as escapes, so it is no way to find withheld values; it is
-// the fallback that finds secret_reference, a word of letters that no
-// escape reads differently, in a window with more decodings than the
-// bounds allow. Without keepSegs its layers cannot map back (origin),
+// passes; with plus, a plus sign is a space. Its cost is linear. Unlike
+// decodings it can read a value's own escape-like characters (a withheld
+// "%41") as escapes, so it finds only values that have none: it is the
+// fallback, past the bounds, that finds secret_reference, and withheld
+// values without a backslash, ampersand, percent or plus sign. Without keepSegs its layers cannot map back (origin),
 // and cost only their text.
-func decodeAll(s string, keepSegs bool) *layer {
+func decodeAll(s string, plus, keepSegs bool) *layer {
 	l := &layer{text: s}
 	for range maxDecodeDepth {
 		var (
@@ -612,8 +603,8 @@ func decodeAll(s string, keepSegs bool) *layer {
 				out, m = decodeBackslash(text, i, nil)
 			case '&':
 				out, m = decodeCharRef(text, i, nil)
-			case '%':
-				out, m = decodePercent(text, i, nil, false)
+			case '%', '+':
+				out, m = decodePercent(text, i, nil, plus)
 			}
 			if m == 0 {
 				continue

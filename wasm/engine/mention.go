@@ -36,11 +36,11 @@ func mentions(str string, extraDepth int) (spans [][2]int, ok bool) {
 			// Past the bounds: every decoding decodeAll passes through,
 			// mapped back only when one names secret_reference.
 			found := false
-			for l := decodeAll(str[w[0]:w[1]], false); l.parent != nil && !found; l = l.parent {
+			for l := decodeAll(str[w[0]:w[1]], false, false); l.parent != nil && !found; l = l.parent {
 				eachMention(l.text, func(int, int) { found = true })
 			}
 			if found {
-				for l := decodeAll(str[w[0]:w[1]], true); l.parent != nil; l = l.parent {
+				for l := decodeAll(str[w[0]:w[1]], false, true); l.parent != nil; l = l.parent {
 					decoded = append(decoded, l)
 				}
 			}

@@ -136,6 +136,9 @@ type scrubber struct {
 	any  bool
 	// gap is the widest window of escapes a match can lie in (windows).
 	gap int
+	// escapy: a literal holds a byte that starts an escape, so decodeAll
+	// cannot stand in for decodings past their bounds.
+	escapy bool
 }
 
 // Finding literals costs at most matchBudget times a text's length, and
@@ -161,6 +164,7 @@ func newScrubber(set *scrubSet) *scrubber {
 	for x := range set.literals {
 		s.gap = max(s.gap, len(x)+maxEscapeLength)
 		s.plus = s.plus || strings.IndexByte(x, ' ') >= 0
+		s.escapy = s.escapy || hasEscapes(x, true)
 		if len(x) < 4 {
 			s.short = append(s.short, x)
 			continue
@@ -333,7 +337,15 @@ func (s *scrubber) eachSpan(str string, f func(a, b int) bool) bool {
 	for _, w := range windows(str, s.plus, s.gap) {
 		layers, ok := decodings(str[w[0]:w[1]], s.plus, 0, &budget)
 		if !ok {
-			return false
+			if s.escapy {
+				return false
+			}
+			// Past the bounds, and no withheld value has an escape of
+			// its own: every decoding decodeAll passes through.
+			layers = append(layers[:0], nil) // layer 0 was searched whole
+			for l := decodeAll(str[w[0]:w[1]], s.plus, true); l.parent != nil; l = l.parent {
+				layers = append(layers, l)
+			}
 		}
 		for _, l := range layers[1:] {
 			ok := s.eachMatch(l.text, func(a, b int) bool {
@@ -385,6 +397,10 @@ func (s *scrubber) scrubDepth(str string, depth int) (string, bool) {
 // name it stands for, so a withheld "a/b" is found in the token "a~1b".
 func (s *scrubber) scrubPointer(p string) (string, bool) {
 	if !s.any || p == "" {
+		return p, false
+	}
+	if strings.IndexByte(p, '~') < 0 && !hasEscapes(p, s.plus) && !s.containsRaw(p) {
+		// Each token is its name, and none holds a withheld value.
 		return p, false
 	}
 	tokens := strings.Split(p[1:], "/")
