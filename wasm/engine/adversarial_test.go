@@ -124,3 +124,26 @@ func BenchmarkAdversarial(b *testing.B) {
 		})
 	}
 }
+
+// TestLongValueThroughThreeEncoders: a long withheld value written
+// through three encoders, each multiplying its length, is found though
+// its echo is far longer than the value (found by FuzzEchoes).
+func TestLongValueThroughThreeEncoders(t *testing.T) {
+	secret := "0" + strings.Repeat("\x04k", 1500)
+	enc := func(name string) func(string) string {
+		for _, e := range encoders {
+			if e.name == name {
+				return e.encode
+			}
+		}
+		t.Fatalf("no encoder %q", name)
+		return nil
+	}
+	echo := enc("percent, every byte")(enc("percent, every byte")(enc("HTML hex references")(secret)))
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"t","description":"d","outputSchema":{"type":"object","properties":{"pw":{"x-sensitive":true}}}}`)
+	res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"pw": secret, "note": "KEEP " + echo})})
+	require.Nil(t, res.Err)
+	assertNoDecodedLeak(t, res.Agent, secret)
+	assert.Contains(t, res.Agent, "KEEP ")
+}

@@ -43,17 +43,17 @@ func FuzzEchoes(f *testing.F) {
 		for _, v := range c.secrets {
 			if res.Err != nil {
 				if strings.Contains(res.Err.Message, v) {
-					t.Fatalf("the error %q holds the withheld %q", res.Err.Message, v)
+					t.Fatalf("the error %q holds the withheld %q", res.Err.Message, clip(v))
 				}
 				continue
 			}
 			if where, found := leakcheck.Find(res.Agent, v); found {
-				t.Fatalf("withheld %q found in %s\noutput: %s\nview:   %s", v, where, c.data, res.Agent)
+				t.Fatalf("withheld %q found in %s\noutput: %s\nview:   %s", clip(v), where, clip(c.data), clip(res.Agent))
 			}
 		}
 		if res.Err == nil && c.keep != "" {
 			if _, found := leakcheck.Find(res.Agent, c.keep); !found && !c.mayLoseKeep {
-				t.Fatalf("the visible %q is gone\noutput: %s\nview:   %s", c.keep, c.data, res.Agent)
+				t.Fatalf("the visible %q is gone\noutput: %s\nview:   %s", c.keep, clip(c.data), clip(res.Agent))
 			}
 		}
 	})
@@ -280,4 +280,12 @@ func covered(v string) bool {
 	}
 	_, inFixed := leakcheck.Find(fixedText, v)
 	return !inFixed
+}
+
+// clip shortens s for a failure message.
+func clip(s string) string {
+	if len(s) <= 2000 {
+		return s
+	}
+	return s[:1000] + fmt.Sprintf("…(%d bytes)…", len(s)-2000) + s[len(s)-1000:]
 }
