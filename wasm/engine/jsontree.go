@@ -462,6 +462,33 @@ func (t *tree) member(i int, key string) int {
 	return found
 }
 
+// appendContainer appends object or array node i with the children skip
+// leaves in, each member's name as it was written, each value as child
+// writes it.
+func (t *tree) appendContainer(b []byte, i int, skip func(j int) bool, child func(b []byte, j int) []byte) []byte {
+	n := &t.nodes[i]
+	begin, end := byte('['), byte(']')
+	if n.kind == kObject {
+		begin, end = '{', '}'
+	}
+	b = append(b, begin)
+	first := true
+	for j := i + 1; j < int(n.next); j = int(t.nodes[j].next) {
+		if skip(j) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		if n.kind == kObject {
+			b = append(b, t.src[t.nodes[j].keyStart:t.nodes[j].start]...)
+		}
+		b = child(b, j)
+	}
+	return append(b, end)
+}
+
 // text returns the JSON text of node i.
 func (t *tree) text(i int) string { return t.src[t.nodes[i].start:t.nodes[i].end] }
 

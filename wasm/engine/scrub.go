@@ -507,26 +507,7 @@ func (s *scrubber) scrubTree(tr *tree, depth int) string {
 			}
 			return append(b, tr.text(i)...)
 		case kObject, kArray:
-			begin, end := byte('['), byte(']')
-			if n.kind == kObject {
-				begin, end = '{', '}'
-			}
-			b = append(b, begin)
-			first := true
-			for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
-				if drop[j] {
-					continue
-				}
-				if !first {
-					b = append(b, ',')
-				}
-				first = false
-				if n.kind == kObject {
-					b = append(b, tr.src[tr.nodes[j].keyStart:tr.nodes[j].start]...)
-				}
-				b = emit(b, j)
-			}
-			return append(b, end)
+			return tr.appendContainer(b, i, func(j int) bool { return drop[j] }, emit)
 		default:
 			return append(b, tr.text(i)...)
 		}

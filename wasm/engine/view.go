@@ -1208,26 +1208,9 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 		}
 		return append(b, tr.src[n.start:n.end]...)
 	case kObject, kArray:
-		begin, end := byte('['), byte(']')
-		if n.kind == kObject {
-			begin, end = '{', '}'
-		}
-		b = append(b, begin)
-		first := true
-		for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
-			if w.act[j] == withhold || w.act[j] == drop {
-				continue
-			}
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			if n.kind == kObject {
-				b = append(b, tr.src[tr.nodes[j].keyStart:tr.nodes[j].start]...)
-			}
-			b = w.emit(b, j, s)
-		}
-		return append(b, end)
+		return tr.appendContainer(b, i,
+			func(j int) bool { return w.act[j] == withhold || w.act[j] == drop },
+			func(b []byte, j int) []byte { return w.emit(b, j, s) })
 	default:
 		return append(b, tr.src[n.start:n.end]...)
 	}
