@@ -82,6 +82,27 @@ const reasons = (request) => {
   return [...out];
 };
 
+/** How much of the input the dialog shows before "Show all". */
+const INPUT_PREVIEW = 600;
+
+/**
+ * The input as the dialog shows it: JSON, with each value the tool's
+ * inputSchema marks x-sensitive replaced by a mark, so the user sees what
+ * is sent without the dialog showing it on screen.
+ * @param {VeilConfirmRequest} request
+ */
+const inputText = (request) => {
+  const copy = structuredClone(request.input ?? {});
+  for (const pointer of request.sensitive ?? []) {
+    const tokens = pointer.split('/').slice(1).map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
+    if (!tokens.length) return '(all of it is sensitive, so it is not shown)';
+    let parent = copy;
+    for (const t of tokens.slice(0, -1)) parent = parent?.[t];
+    if (parent && typeof parent === 'object') parent[tokens.at(-1)] = '•••••• (sensitive, not shown)';
+  }
+  return JSON.stringify(copy, null, 2);
+};
+
 const css = `
 :host { all: initial; }
 dialog { font: 15px/1.45 system-ui, sans-serif; color: #1b1b1f; background: #fff; border: 1px solid #767680;
@@ -91,6 +112,10 @@ h2 { font-size: 17px; margin: 0 0 8px; }
 p { margin: 0 0 8px; }
 ul { margin: 0 0 12px; padding-left: 1.2em; }
 .tool { font-weight: 600; }
+pre { font: 13px/1.4 ui-monospace, monospace; background: #f2f2f5; border-radius: 6px; padding: 8px 10px; margin: 0 0 10px;
+  max-height: 14rem; overflow: auto; white-space: pre-wrap; word-break: break-word; }
+details { margin: 0 0 10px; }
+summary { cursor: pointer; }
 .buttons { display: flex; gap: 10px; justify-content: flex-end; margin-top: 16px; }
 button { font: inherit; padding: 7px 16px; border-radius: 6px; border: 1px solid #767680; background: #f2f2f5; color: inherit; cursor: pointer; }
 button.allow { background: #8a1c1c; border-color: #8a1c1c; color: #fff; }
@@ -100,6 +125,7 @@ button:focus-visible { outline: 3px solid #0b57d0; outline-offset: 2px; }
 @media (prefers-color-scheme: dark) {
   dialog { color: #e6e6ea; background: #1f1f24; border-color: #8e8e99; }
   button { background: #2c2c33; }
+  pre { background: #2c2c33; }
 }
 @media (prefers-reduced-motion: no-preference) { .toast { transition: opacity .3s; } }
 `;
@@ -151,15 +177,37 @@ export const confirm = (request) =>
     const heading = make('h2', { id: `${id}-h`, textContent: headings[request.rule] ?? 'Allow this action?' });
     const what = make('p', { id: `${id}-d` }, 'The assistant wants to run ', make('span', { className: 'tool', textContent: request.title }), `: ${request.description}`);
     const list = make('ul', {}, ...reasons(request).map((r) => make('li', { textContent: r })));
+    // The arguments this approval is for: the same tool with other
+    // arguments is another question.
+    const text = inputText(request);
+    const input = [make('p', { textContent: 'With this input:' })];
+    if (text.length <= INPUT_PREVIEW) input.push(make('pre', { className: 'input', textContent: text }));
+    else
+      input.push(
+        make('pre', { className: 'input', textContent: `${text.slice(0, INPUT_PREVIEW)}…` }),
+        make('details', {}, make('summary', { textContent: `Show all of it (${text.length} characters)` }), make('pre', { className: 'input-all', textContent: text })),
+      );
     const ask = make('p', { textContent: 'Allow it to run this once?' });
     const no = make('button', { type: 'button', className: 'deny', textContent: "Don't allow", autofocus: true });
     const yes = make('button', { type: 'button', className: 'allow', textContent: 'Allow' });
-    dialog.append(heading, what, list, ask, make('div', { className: 'buttons' }, no, yes));
+    const buttons = make('div', { className: 'buttons' }, no);
+    let none;
+    if (request.waiting > 0) {
+      // Many questions at once are a flood: one press declines them all.
+      none = make('button', { type: 'button', className: 'deny-all', textContent: `Don't allow any (${request.waiting + 1})` });
+      buttons.append(none);
+    }
+    buttons.append(yes);
+    dialog.append(heading, what, ...input, list, ask, buttons);
     root.append(dialog);
 
     let answer = false;
     const close = () => dialog.open && dialog.close();
     no.addEventListener('click', close);
+    none?.addEventListener('click', () => {
+      globalThis.veil?.declinePending();
+      close();
+    });
     yes.addEventListener('click', (e) => {
       // A script's click is not the user's.
       if (!e.isTrusted) return;

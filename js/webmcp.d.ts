@@ -16,7 +16,10 @@ declare global {
    * A tool's annotations. Every hint is advisory to agents and input to
    * Veil's risk policy (see the README's table of hints); a known key with
    * the wrong type or value makes registerTool reject with a TypeError, and
-   * null is the same as leaving a key out. Unknown keys pass through.
+   * null is the same as leaving a key out. The keys are typed exactly, so
+   * that a misspelled hint is a type error; at run time a key that looks
+   * like a misspelled hint (case, a letter or two off) rejects too, and
+   * other unknown keys pass through (cast to add one).
    */
   interface ToolAnnotations {
     title?: string;
@@ -58,10 +61,13 @@ declare global {
       source: OneOrMany<'untrustedPublic' | 'trustedPublic' | 'internal' | 'user' | 'system'>;
       sensitivity: OneOrMany<DataClass>;
     };
-    [hint: string]: unknown;
   }
 
-  /** A tool's _meta; the mcp.dev/ policy hints are checked, other keys pass. */
+  /**
+   * A tool's _meta; the mcp.dev/ policy hints are checked, and a key that
+   * looks like a misspelled one rejects registerTool. Other keys pass: _meta
+   * carries other conventions' keys too.
+   */
   interface ToolMeta {
     'mcp.dev/effect'?: 'read' | 'write' | 'delete' | 'external';
     'mcp.dev/idempotent'?: boolean;
@@ -305,6 +311,8 @@ declare global {
     forgotten: CustomEvent<{ handle: string }>;
     /** A tool returned secret_reference items that are not valid. */
     invalidreference: CustomEvent<{ tool: string; reasons: string[] }>;
+    /** A result carried _meta keys under dev.veil/, which only the runtime writes; they were removed. */
+    reserved: CustomEvent<{ tool: string; count: number }>;
     /** A call was decided, or the user answered: its log entry. */
     decision: CustomEvent<VeilDecision>;
     /** The session's trust state changed: the new veil.trust. */
@@ -359,6 +367,16 @@ declare global {
     readonly rule: string;
     readonly facts: readonly VeilFact[];
     readonly trust: VeilTrust | null;
+    /**
+     * The call's exact input, frozen: what execute gets if the user
+     * approves. Show it: the same tool with other arguments is another
+     * question.
+     */
+    readonly input: any;
+    /** JSON Pointers of the input's values that the inputSchema marks x-sensitive: show them masked. */
+    readonly sensitive: readonly string[];
+    /** How many other questions wait after this one (veil.declinePending declines them). */
+    readonly waiting: number;
     /** Aborts when the agent gives up on the call: close the question. */
     readonly signal?: AbortSignal;
   }
@@ -400,6 +418,10 @@ declare global {
     withhold?: string[];
     /** Sensitivity labels that mark private data, besides pii, financial, regulated, confidential and sensitiveDataHint. */
     private?: string[];
+    /** Calls in progress at once; more are declined before they run (rule "capacity"). Default: 64, at most 4096. */
+    maxCalls?: number;
+    /** Calls waiting for the user's answer; more that need one are declined (rule "flood"). Default: 8, at most maxCalls. */
+    maxConfirmations?: number;
   }
 
   /** An agent path: a way tool output leaves the runtime. */
@@ -442,6 +464,8 @@ declare global {
     readonly calls: readonly VeilCall[];
     /** The decision log, oldest first. */
     decisions(): Promise<readonly VeilDecision[]>;
+    /** Declines every call waiting to be put to the user, and returns how many. */
+    declinePending(): number;
 
     addEventListener<K extends keyof VeilEventMap>(
       type: K,

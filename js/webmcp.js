@@ -296,6 +296,9 @@
     return { name, execute, resolve, signal, def: `{${fields.join(',')}}` };
   };
 
+  /** The unknown annotations the page has heard of, once each. */
+  const heard = new Set();
+
   /** submit reserves the name, then registers the tool with the engine. */
   const submit = ({ name, execute, resolve: refine, signal, def }) =>
     new Promise((resolve, reject) => {
@@ -321,6 +324,11 @@
         .then(([h, b]) => {
           if (entry.gone) return; // unregistered while pending
           if (h.error) throw toError(h.error);
+          for (const k of h.unknown ?? [])
+            if (!heard.has(k)) {
+              heard.add(k);
+              console.info(`veil: annotations.${k} (tool ${JSON.stringify(name)}) is not an annotation the runtime reads; it is passed on as it is`);
+            }
           entry.def = JSON.parse(b);
           entry.live = true;
           mirror(entry);
@@ -402,16 +410,33 @@
   let ui;
   /** The built-in dialog and notice, loaded when first needed. */
   const loadUI = () => (ui ??= import(here('veil-confirm.js')));
-  /** ask puts a call to the user, one at a time; only true approves. */
-  const ask = (request) =>
-    (asking = asking.then(async () => {
+  /** The questions not yet put to the user, each with its decline. */
+  const waiting = new Set();
+  /**
+   * ask puts a call to the user, one at a time; only true approves. A
+   * question declined while it waits (veil.declinePending) is never shown.
+   */
+  const ask = (request) => {
+    const q = { declined: false };
+    waiting.add(q);
+    return (asking = asking.then(async () => {
+      waiting.delete(q);
+      if (q.declined) return false;
       try {
-        return (await (conf.confirm ?? (await loadUI()).confirm)(request)) === true;
+        return (await (conf.confirm ?? (await loadUI()).confirm)(Object.freeze({ ...request, waiting: waiting.size }))) === true;
       } catch (e) {
         console.warn('veil: the confirmation failed, so the call is declined', e);
         return false;
       }
     }));
+  };
+  /** Declines every question waiting for its turn; returns how many. */
+  const declinePending = () => {
+    const n = waiting.size;
+    waiting.forEach((q) => (q.declined = true));
+    waiting.clear();
+    return n;
+  };
   const TIMEOUT = Symbol();
   /** A failure worth one retry of an idempotent tool. */
   const transient = (e) => e?.transient === true || ['NetworkError', 'TimeoutError'].includes(e?.name);
@@ -446,16 +471,20 @@
         hd.resolveFailed = true;
       }
     }
-    const [d] = await call('decide', hd, input);
+    const [d, refusal] = await call('decide', hd, input);
     if (d.error) throw toError(d.error);
     if (d.resolveError) console.warn(`veil: ${d.resolveError}; the call is blocked`);
     setTrust(d.trust);
     emit('decision', freeze(d.entry));
+    // A blocked call is over: the engine gave its agent view with the decision.
+    if (d.outcome === 'block') return refusal;
     const id = d.call;
     const output = (kind, data = '', ...late) => call('output', { name, kind, call: id }, data, ...late);
     const step = (state) => progress(id, state && { tool: name, state, slow: d.load.slow });
     const { def } = entry;
-    const request = freeze({ call: id, tool: name, title: def.title || def.annotations?.title || name, description: def.description, rule: d.rule, facts: d.facts, trust });
+    // The question carries the exact input execute will get, so that an
+    // approval is an approval of these arguments.
+    const request = freeze({ call: id, tool: name, title: def.title || def.annotations?.title || name, description: def.description, rule: d.rule, facts: d.facts, trust, input: JSON.parse(input), sensitive: d.sensitive ?? [] });
     let ok = d.outcome === 'allow' || d.outcome === 'notice';
     if (d.outcome === 'notice')
       (async () => (conf.notice ?? (await loadUI()).notice)(request))().catch((e) => console.warn('veil: the notice failed', e));
@@ -562,6 +591,11 @@
             // A count only: the reasons name pointers, and agents read the console.
             console.warn(`veil: tool ${q} returned ${h.invalid.length} invalid secret reference(s); see the invalidreference event`);
             ns.dispatchEvent(new CustomEvent('invalidreference', { detail: { tool: name, reasons: h.invalid } }));
+          }
+          if (h.reserved) {
+            // A count only, as for invalid references.
+            console.warn(`veil: tool ${q} returned ${h.reserved} _meta key(s) under dev.veil/, which only the runtime writes; they were removed`);
+            ns.dispatchEvent(new CustomEvent('reserved', { detail: { tool: name, count: h.reserved } }));
           }
           setTrust(h.trust);
           if (h.malicious) emit('malicious', freeze({ tool: name, call: id }));
@@ -845,6 +879,15 @@
       set('notice', notice);
       set('timeoutMs', timeoutMs, 120000);
       set('slowTimeoutMs', slowTimeoutMs, 600000);
+    }
+
+    /**
+     * Declines every call waiting to be put to the user (not the one being
+     * asked now), and returns how many.
+     * @returns {number}
+     */
+    declinePending() {
+      return declinePending();
     }
 
     /** The session's trust state: what has reached the agent. */

@@ -103,6 +103,10 @@ func (r *outputReply) json() string {
 	if r.Same {
 		b = append(b, `,"same":true`...)
 	}
+	if r.Reserved != 0 {
+		b = append(b, `,"reserved":`...)
+		b = strconv.AppendInt(b, int64(r.Reserved), 10)
+	}
 	return string(append(b, '}'))
 }
 

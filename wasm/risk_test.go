@@ -30,9 +30,14 @@ func decide(t *testing.T, s *server, header, input string) decision {
 	t.Helper()
 	h, b := s.handle("decide", header, input)
 	require.Nil(t, errorOf(t, h), "decide %s: %s", header, h)
-	assert.Empty(t, b)
 	var d decision
 	require.NoError(t, json.Unmarshal([]byte(h), &d), "decide reply %s", h)
+	if d.Outcome == "block" {
+		// A blocked call is over: its agent view comes with the decision.
+		assert.Contains(t, b, `"isError":true`, "decide %s: the refusal", header)
+	} else {
+		assert.Empty(t, b)
+	}
 	require.NotEmpty(t, d.Call)
 	assert.Equal(t, d.Call, d.Entry.Call, "the log entry is the call's")
 	return d

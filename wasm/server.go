@@ -63,11 +63,16 @@ func (s *server) dispatch(op, header, body string) (string, string) {
 	}
 	switch op {
 	case "register":
-		normalized, err := e.Register(body)
+		r, err := e.RegisterTool(body)
 		if err != nil {
 			return errorReply(err), ""
 		}
-		return ok, normalized
+		if len(r.Unknown) == 0 {
+			return ok, r.Definition
+		}
+		return reply(struct {
+			Unknown []string `json:"unknown"`
+		}{r.Unknown}), r.Definition
 	case "unregister":
 		var hd struct {
 			Name string `json:"name"`
@@ -108,6 +113,7 @@ func (s *server) dispatch(op, header, body string) (string, string) {
 			Trust:     r.Trust,
 			Malicious: r.Malicious,
 			Same:      r.Unchanged,
+			Reserved:  r.Reserved,
 		}
 		return rp.json(), agentBody(r)
 	case "items":
@@ -210,6 +216,9 @@ type outputReply struct {
 	// Same: the agent view is the output as the page sent it; the body is
 	// empty and the page answers with its own string.
 	Same bool `json:"same,omitempty"`
+	// Reserved counts the members under the runtime's own _meta prefix
+	// the result carried, which were removed.
+	Reserved int `json:"reserved,omitempty"`
 }
 
 // agentBody is the "output" reply's body: the agent view, or nothing when

@@ -10,7 +10,8 @@ import (
 // riskOp answers the ops of the risk policy:
 //
 //   - "decide"    header {"name", "resolved"?: annotations, "resolveFailed"?}
-//     body = input JSON -> header: the engine's Decision
+//     body = input JSON -> header: the engine's Decision; body: the agent
+//     view of a blocked call, which is over
 //   - "settle"    header {"call", "approved"} -> {"entry"}
 //   - "configure" header = the policy (a risk.Config) -> {"ok":true}
 //   - "trust"     -> the session's trust state
@@ -26,7 +27,7 @@ func (s *server) riskOp(e *engine.Engine, op, header, body string) (string, stri
 		if err != nil {
 			return errorReply(err), ""
 		}
-		return reply(d), ""
+		return reply(d), d.Refusal
 	case "settle":
 		var hd struct {
 			Call     string `json:"call"`

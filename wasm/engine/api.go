@@ -23,6 +23,7 @@ const (
 	DefaultMaxOutputBytes  = 8 << 20
 	DefaultMaxReferenceTTL = time.Hour
 	DefaultHoldTTL         = 10 * time.Minute
+	DefaultMaxHeldBytes    = 64 << 20
 )
 
 // MetaKey is the namespaced _meta key under which an agent view lists what
@@ -52,6 +53,10 @@ type Options struct {
 	// HoldTTL is how long withheld values are kept for the user. Zero means
 	// DefaultHoldTTL.
 	HoldTTL time.Duration
+	// MaxHeldBytes bounds what the engine holds for the user, in bytes of
+	// values, pointers and labels: past it the items of the oldest calls
+	// are wiped first. Zero means DefaultMaxHeldBytes.
+	MaxHeldBytes int
 	// Regexp compiles the patterns of the page's schemas. In the browser it
 	// is the page's ECMA-262 RegExp. Nil means Go's regexp package.
 	Regexp jsonschema.RegexpEngine
@@ -142,6 +147,10 @@ type Result struct {
 	// Malicious: the result carried maliciousActivityHint in
 	// _meta.annotations. The agent view says so; the page should too.
 	Malicious bool
+	// Reserved counts the members of the result named under
+	// ReservedPrefix, which only the runtime writes: they were removed.
+	// The page should hear of it.
+	Reserved int
 	// Unchanged: Agent is the outcome's data as it came. The page can
 	// answer with its own string, which keeps what a trip through Go's
 	// UTF-8 would not (a lone surrogate).

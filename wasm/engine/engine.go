@@ -7,10 +7,12 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/veilmcp/veil/wasm/pattern"
 	"github.com/veilmcp/veil/wasm/risk"
 )
 
@@ -24,6 +26,10 @@ type Engine struct {
 	mu    sync.Mutex
 	tools map[string]*tool
 	vault vault
+
+	// patternWork is what the current validation may still match with
+	// the page's RegExp (pattern.go). Concurrent validations share it.
+	patternWork atomic.Int64
 
 	// risk is the policy, the session's trust state and the decision log.
 	risk riskState
@@ -55,6 +61,9 @@ func New(opts *Options) *Engine {
 	}
 	if e.opts.HoldTTL <= 0 {
 		e.opts.HoldTTL = DefaultHoldTTL
+	}
+	if e.opts.MaxHeldBytes <= 0 {
+		e.opts.MaxHeldBytes = DefaultMaxHeldBytes
 	}
 	if e.opts.Now == nil {
 		e.opts.Now = time.Now
@@ -101,17 +110,33 @@ func stateError(format string, args ...any) *Error {
 // an empty description, TypeError for anything else malformed. A rejected
 // definition leaves nothing registered.
 func (e *Engine) Register(def string) (string, error) {
+	r, err := e.RegisterTool(def)
+	return r.Definition, err
+}
+
+// Registration is what [Engine.RegisterTool] made of a definition.
+type Registration struct {
+	// Definition is the normalized definition, what getTools exposes.
+	Definition string
+	// Unknown lists the annotations the runtime does not read; they pass
+	// through as given. The page should hear of them: an annotation it
+	// meant the runtime to act on may be one the runtime does not know.
+	Unknown []string
+}
+
+// RegisterTool is [Engine.Register], with what the page should hear of.
+func (e *Engine) RegisterTool(def string) (Registration, error) {
 	t, err := e.compile(def)
 	if err != nil {
-		return "", err
+		return Registration{}, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, dup := e.tools[t.name]; dup {
-		return "", stateError("registerTool: a tool named %q is already registered", t.name)
+		return Registration{}, stateError("registerTool: a tool named %q is already registered", t.name)
 	}
 	e.tools[t.name] = t
-	return t.normalized, nil
+	return Registration{Definition: t.normalized, Unknown: t.ann.Unknown}, nil
 }
 
 func (e *Engine) compile(def string) (*tool, error) {
@@ -223,7 +248,7 @@ func (e *Engine) compileField(name, field string, raw json.RawMessage) (*compile
 	if err != nil {
 		return nil, typeError("registerTool: %s of tool %q is not valid JSON: %v", field, name, err)
 	}
-	cs, err := compileSchema(doc, name+"/"+field, e.opts.Regexp)
+	cs, err := compileSchema(doc, name+"/"+field, patternEngine(e.opts.Regexp, &e.patternWork))
 	if err != nil {
 		return nil, typeError("registerTool: %s of tool %q is not a valid JSON Schema: %v", field, name, err)
 	}
@@ -248,11 +273,21 @@ func (e *Engine) lookup(name string) *tool {
 // CheckInput validates a call's input, as JSON text, against the tool's
 // inputSchema. The error is a DataError whose message is the JSON of a
 // [Failure] for the first failing location.
-func (e *Engine) CheckInput(name, input string) error {
+func (e *Engine) CheckInput(name, input string) (err error) {
 	t := e.lookup(name)
 	if t == nil {
 		return &Error{Name: "NotFoundError", Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}
 	}
+	e.patternWork.Store(pattern.MaxBacktrackingWork)
+	defer func() {
+		if p := recover(); p != nil {
+			long, ok := p.(*tooLongForPattern)
+			if !ok {
+				panic(p)
+			}
+			err = long.inputError(name)
+		}
+	}()
 	// The common case, a valid input, needs neither encoding/json nor the
 	// library's walk: the reader and the fast path (check.go) say so.
 	// Anything else takes the library's road, which words the error.

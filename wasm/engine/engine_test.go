@@ -209,3 +209,29 @@ func heldItems(e *Engine, res Result) []Item {
 	}
 	return out
 }
+
+// TestHeldBytesBound: what the engine holds for the user is bounded; past
+// the bound the oldest call's items are wiped first, and the newest are
+// always held.
+func TestHeldBytesBound(t *testing.T) {
+	e := New(&Options{Origin: testOrigin, MaxHeldBytes: 4096})
+	mustRegister(t, e, `{"name":"t","description":"d","outputSchema":{"properties":{"v":{"x-sensitive":true}}}}`)
+	var calls []string
+	for i := range 5 {
+		res := e.Output("t", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"v":"%d%s"}`, i, strings.Repeat("x", 1500))})
+		require.Nil(t, res.Err)
+		calls = append(calls, res.CallID)
+	}
+	held := 0
+	for _, it := range e.Items() {
+		held += len(it.Pointer) + 1501
+		assert.NotEqual(t, calls[0], it.CallID, "the oldest call's items went first")
+	}
+	assert.LessOrEqual(t, held, 4096)
+	items := e.Items()
+	require.NotEmpty(t, items)
+	assert.Equal(t, calls[4], items[len(items)-1].CallID, "the newest call is held")
+	v, err := e.Reveal(items[len(items)-1].Handle)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(v.Value, "4x"))
+}

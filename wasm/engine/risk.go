@@ -6,6 +6,7 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -18,10 +19,6 @@ import (
 // updates the session's trust state from what reached the agent, and
 // spotlights untrusted results.
 
-// maxCalls bounds the decided calls waiting for their output; the oldest
-// are dropped (their output is then refused).
-const maxCalls = 1024
-
 // riskState is the engine's policy, the session's trust state and the
 // decision log. It has its own lock, never held with Engine.mu.
 type riskState struct {
@@ -29,9 +26,11 @@ type riskState struct {
 	policy  *risk.Policy
 	session risk.State
 	log     risk.Log
-	calls   map[string]*decided
-	order   []string // call ids, oldest first
-	rng     *mrand.ChaCha8
+	// calls are the calls decided and not yet finished: never more than
+	// the policy's MaxCalls, and never dropped, since a call is never
+	// refused after it ran.
+	calls map[string]*decided
+	rng   *mrand.ChaCha8
 }
 
 // decided is a call the policy has decided and whose output is awaited.
@@ -123,6 +122,13 @@ type Decision struct {
 	// ResolveError says why resolve's annotations were refused; the page
 	// hears it, the agent does not.
 	ResolveError string `json:"resolveError,omitempty"`
+	// Refusal is the agent view of a blocked call, which never runs: the
+	// call is over, and no output is awaited for it.
+	Refusal string `json:"-"`
+	// Sensitive lists the JSON Pointers of the input's values that the
+	// inputSchema marks x-sensitive, for a call that asks the user: the
+	// question shows the input, and hides those.
+	Sensitive []string `json:"sensitive,omitempty"`
 }
 
 // Decide validates a call's input, as JSON text, and decides whether the
@@ -159,24 +165,47 @@ func (e *Engine) Decide(name, input string, r Resolution) (Decision, error) {
 		s := rs.session.Clone()
 		trust = &s
 	}
-	d := rs.policy.Decide(c, &rs.session)
+	var d risk.Decision
+	if n := len(rs.calls); n >= rs.policy.MaxCalls() {
+		// Before the call runs, never after: no call in progress is
+		// dropped to make room.
+		d = risk.Decision{Outcome: risk.Block, Rule: risk.RuleCapacity, Facts: []risk.Fact{
+			{Rule: risk.RuleCapacity, Source: "session", Key: "callsInProgress", Value: strconv.Itoa(n)},
+		}}
+	} else {
+		d = rs.policy.Decide(c, &rs.session)
+		if pending := rs.pending(); d.Outcome == risk.Confirm && pending >= rs.policy.MaxConfirmations() {
+			d.Outcome, d.Rule = risk.Block, risk.RuleFlood
+			d.Facts = append(d.Facts, risk.Fact{Rule: risk.RuleFlood, Source: "session", Key: "confirmationsWaiting", Value: strconv.Itoa(pending)})
+		}
+	}
 	id := rs.newID()
-	state := "allowed"
-	switch d.Outcome {
-	case risk.Confirm:
-		state = "pending"
-	case risk.Block:
-		state = "blocked"
-	}
-	rs.calls[id] = &decided{tool: t, ann: t.ann.Refine(c.Resolved), state: state, rule: d.Rule}
-	rs.order = append(rs.order, id)
-	if len(rs.order) > maxCalls {
-		delete(rs.calls, rs.order[0])
-		rs.order = rs.order[1:]
-	}
 	entry := risk.Entry{Call: id, Tool: name, Time: e.opts.Now(), Outcome: string(d.Outcome), Rule: d.Rule, Facts: d.Facts}
 	rs.log.Add(entry)
-	return Decision{Call: id, Decision: d, Request: rs.session.Request(), Entry: entry, Trust: trust, ResolveError: resolveErr}, nil
+	res := Decision{Call: id, Decision: d, Request: rs.session.Request(), Entry: entry, Trust: trust, ResolveError: resolveErr}
+	switch d.Outcome {
+	case risk.Block:
+		res.Refusal = refusal(name, d.Rule, "blocked").Agent
+	case risk.Confirm:
+		rs.calls[id] = &decided{tool: t, ann: t.ann.Refine(c.Resolved), state: "pending", rule: d.Rule}
+		if tr, err := parseTree(input); err == nil {
+			res.Sensitive = t.input.sensitiveInput(tr)
+		}
+	default:
+		rs.calls[id] = &decided{tool: t, ann: t.ann.Refine(c.Resolved), state: "allowed", rule: d.Rule}
+	}
+	return res, nil
+}
+
+// pending counts the calls waiting for the user's answer. r.mu is held.
+func (r *riskState) pending() int {
+	n := 0
+	for _, c := range r.calls {
+		if c.state == "pending" {
+			n++
+		}
+	}
+	return n
 }
 
 // Settle records the user's answer to a call decided "confirm" and
@@ -247,12 +276,7 @@ func (e *Engine) startOutput(t *tool, o Outcome) (riskCall, *Result) {
 
 	rs.mu.Lock()
 	c := rs.calls[o.Call]
-	if c != nil {
-		delete(rs.calls, o.Call)
-		if i := indexOf(rs.order, o.Call); i >= 0 {
-			rs.order = append(rs.order[:i], rs.order[i+1:]...)
-		}
-	}
+	delete(rs.calls, o.Call)
 	rs.mu.Unlock()
 	switch {
 	case c == nil:
@@ -316,15 +340,6 @@ func narrows(tool, call *risk.Annotations) bool {
 	return true
 }
 
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
-}
-
 // PolicyMetaKey is the namespaced _meta key under which the agent view of
 // a refused call names the rule.
 const PolicyMetaKey = "dev.veil/policy"
@@ -336,6 +351,8 @@ var ruleReasons = map[string]string{
 	risk.RuleMalicious:     "activity in this session was flagged as possibly malicious",
 	risk.RuleResolve:       "the page could not say what this call would do",
 	risk.RuleUndecided:     "the call was not decided before it ran",
+	risk.RuleCapacity:      "the page has as many calls in progress as it allows; try again once some have finished",
+	risk.RuleFlood:         "as many questions wait for the user as the page allows",
 }
 
 // refusal is the agent view of a call that did not run, or whose output

@@ -12,6 +12,8 @@ import (
 	jskind "github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/veilmcp/veil/wasm/risk"
 )
 
 // sensitiveKeyword is the extension keyword that marks the values a
@@ -166,6 +168,9 @@ func checkSensitiveKeywords(v any, at string) error {
 	}
 	for k, sub := range obj {
 		p := at + "/" + escapePointer(k)
+		if near, ok := risk.Resembles(k, sensitiveKeyword); ok {
+			return fmt.Errorf("at %s: %q is not a keyword the runtime reads, and looks like a misspelling of %q, which would then not apply", orRoot(at), k, near)
+		}
 		switch k {
 		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
 			if m, ok := sub.(map[string]any); ok {

@@ -16,6 +16,9 @@ import (
 // values costs a few allocations.
 type vault struct {
 	calls map[string]*heldCall
+	// order lists call ids, oldest first, for making room; ids of calls
+	// gone since are skipped.
+	order []string
 	// rng makes ids: ChaCha8, seeded once from the platform's
 	// cryptographic source, is a cryptographically strong generator and
 	// costs no call into JavaScript per id.
@@ -80,7 +83,43 @@ func (v *vault) newID() string {
 func (v *vault) newCall(tool string) *heldCall {
 	c := &heldCall{id: v.newID(), tool: tool, epoch: v.epoch}
 	v.calls[c.id] = c
+	v.order = append(v.order, c.id)
 	return c
+}
+
+// makeRoom wipes the items of the oldest calls until need more bytes fit
+// under max, and returns how many items it wiped. The engine's lock is
+// held.
+func (v *vault) makeRoom(need, max int) int {
+	total := 0
+	for _, c := range v.calls {
+		total += len(c.buf)
+	}
+	wiped := 0
+	k := 0
+	for ; k < len(v.order) && total+need > max; k++ {
+		c, ok := v.calls[v.order[k]]
+		if !ok {
+			continue
+		}
+		for i := range c.items {
+			if c.items[i].kind != forgotten {
+				c.wipe(i)
+				wiped++
+			}
+		}
+		total -= len(c.buf)
+		delete(v.calls, c.id)
+	}
+	// Drop the ids of calls gone, now and before.
+	live := v.order[:0]
+	for _, id := range v.order[k:] {
+		if _, ok := v.calls[id]; ok {
+			live = append(live, id)
+		}
+	}
+	v.order = live
+	return wiped
 }
 
 // add appends s to the call's buffer.

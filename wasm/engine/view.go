@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/veilmcp/veil/wasm/pattern"
 )
 
 // What Chromium's executeTool answers, matched byte for byte: an empty
@@ -90,7 +92,7 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	case Returned:
-		if !t.declaresAny && !mayHaveReference(o.Data, 1) {
+		if !t.declaresAny && !mayHaveReference(o.Data, 1) && !mayHaveReserved(o.Data) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	default:
@@ -233,6 +235,7 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 	}
 
 	if t.declaresAny && t.output != nil {
+		e.patternWork.Store(pattern.MaxBacktrackingWork)
 		if w.target < 0 {
 			return Result{Err: t.failure("the result has no structuredContent to match the outputSchema")}
 		}
@@ -254,6 +257,7 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 	if t.output != nil {
 		start = t.output.start
 	}
+	reserved := w.dropReserved()
 	if w.mode == wholeMode || (w.mode == textMode && !w.isResult) {
 		// A plain value has no text items: all of it is withheld, and
 		// its references reach the agent in the notice's company.
@@ -266,13 +270,20 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 
 	if len(w.held) == 0 && len(w.refs) == 0 && len(w.invalid) == 0 {
 		// Nothing withheld, so nothing to scrub either: the output passes
-		// as the tool wrote it.
+		// as the tool wrote it, but for the runtime's own keys.
+		if reserved > 0 {
+			w.markDirty()
+			b := w.emit(nil, 0, newScrubber(w.set))
+			return Result{Agent: string(b), Reserved: reserved}
+		}
 		return Result{Agent: o.Data, Unchanged: true}
 	}
 	if !w.withholdNames() {
 		return Result{Err: t.failure("the output's withheld values name each other more than the runtime follows")}
 	}
-	return w.build()
+	res := w.build()
+	res.Reserved = reserved
+	return res
 }
 
 // The pointers of what a view withholds take at most maxPointerBytes
@@ -287,6 +298,50 @@ const (
 // passes; a chain of members each named by the last one withheld is made
 // to stall the engine, and fails closed.
 const maxNamePasses = 16
+
+// ReservedPrefix starts the _meta keys only the runtime writes
+// (MetaKey, PolicyMetaKey, RiskMetaKey): a tool's result that carries one
+// has it removed, so that no tool can forge what the runtime says.
+const ReservedPrefix = "dev.veil/"
+
+// dropReserved leaves out every member, at any depth, whose name starts
+// with ReservedPrefix in any case, and returns how many there were.
+func (w *walker) dropReserved() int {
+	tr := w.tr
+	n := 0
+	for i := 1; i < len(tr.nodes); {
+		if tr.nodes[tr.nodes[i].parent].kind == kObject && isReserved(tr.key(i)) {
+			w.act[i] = drop
+			n++
+			i = int(tr.nodes[i].next)
+			continue
+		}
+		i++
+	}
+	return n
+}
+
+func isReserved(key string) bool {
+	return len(key) >= len(ReservedPrefix) && strings.EqualFold(key[:len(ReservedPrefix)], ReservedPrefix)
+}
+
+// mayHaveReserved is a fast, sound test for a member isReserved names in
+// the JSON text JSON.stringify wrote, which never escapes the letters,
+// dot and slash of the prefix.
+func mayHaveReserved(s string) bool {
+	const before = len(ReservedPrefix) - 1
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '/')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if k := i - 1 - before; k >= 0 && strings.EqualFold(s[k:i-1], ReservedPrefix[:before]) {
+			return true
+		}
+	}
+	return false
+}
 
 // withholdNames withholds every member whose name holds a withheld value,
 // and every number that has a withheld value: rule (d) reaches member
@@ -332,6 +387,9 @@ func (w *walker) withholdNames() bool {
 func (w *walker) result(start *sstate) {
 	tr := w.tr
 	tr.children(0, func(j int) {
+		if w.act[j] == drop {
+			return
+		}
 		switch key := tr.key(j); {
 		case key == "content":
 			tr.children(j, w.contentItem)
@@ -399,6 +457,9 @@ func (w *walker) isText(k int) bool {
 func (w *walker) walk(i int, st *sstate, declared bool) {
 	tr := w.tr
 	n := &tr.nodes[i]
+	if w.act[i] == drop {
+		return
+	}
 	if st != nil && st.sensitive {
 		w.withhold(i)
 		return
@@ -933,6 +994,11 @@ func (w *walker) build() Result {
 	}
 	now := w.e.opts.Now()
 	w.e.mu.Lock()
+	labels := len(w.t.label)
+	for _, r := range w.refs {
+		labels += len(r.label) + len(r.redeem) + len(r.pointer)
+	}
+	w.e.vault.makeRoom(size+len(ptrs)+labels, w.e.opts.MaxHeldBytes)
 	c := w.e.vault.newCall(w.t.name)
 	c.items = make([]heldItem, 0, len(w.held)+len(w.refs))
 	all := unsafe.String(unsafe.SliceData(ptrs), len(ptrs))

@@ -77,6 +77,10 @@ type Annotations struct {
 	// Meta holds the policy hints of the tool's _meta.
 	Meta Meta
 
+	// Unknown lists, sorted, the keys the runtime does not read, which
+	// pass through as they are.
+	Unknown []string
+
 	// set lists the known keys the page gave, for refinement and facts.
 	set map[string]bool
 }
@@ -205,8 +209,14 @@ func ParseAnnotations(raw []byte) (*Annotations, []byte, error) {
 		case "maliciousActivityHint", "attribution", "inputMetadata", "returnMetadata":
 			sep[k] = v
 			a.set[k] = true
+		default:
+			if near, ok := Resembles(k, annotationKeys...); ok {
+				return nil, nil, &Error{"annotations." + k, fmt.Sprintf("is not an annotation the runtime reads, and looks like a misspelling of %q, which would then not apply", near)}
+			}
+			a.Unknown = append(a.Unknown, k)
 		}
 	}
+	slices.Sort(a.Unknown)
 	if len(sep) > 0 {
 		if err := validateSEP1913(sep); err != nil {
 			return nil, nil, err
@@ -251,8 +261,9 @@ var metaValues = map[string][]string{
 
 // ParseMeta validates a tool's _meta, given as JSON text (empty or null:
 // none), and returns its policy hints and normalized JSON text (nil when
-// there is no _meta). Other keys pass through as they are; a null policy
-// hint is dropped.
+// there is no _meta). Other keys pass through as they are, but one that
+// looks like a misspelled policy hint is an error; a null policy hint is
+// dropped.
 func ParseMeta(raw []byte) (Meta, []byte, error) {
 	var m Meta
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
@@ -292,6 +303,10 @@ func ParseMeta(raw []byte) (Meta, []byte, error) {
 				m.Idempotent = &b
 			} else {
 				m.RequiresConfirmation = &b
+			}
+		default:
+			if near, ok := Resembles(k, metaKeys...); ok {
+				return m, nil, &Error{key, fmt.Sprintf("is not a policy hint the runtime reads, and looks like a misspelling of %q, which would then not apply", near)}
 			}
 		}
 	}

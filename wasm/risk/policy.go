@@ -35,6 +35,22 @@ const (
 	// RuleUndecided refuses the agent view of a call that ran without a
 	// decision when the policy would not have allowed it.
 	RuleUndecided = "undecided"
+	// RuleCapacity declines a call, before it runs, while the page has
+	// as many calls in progress as its policy allows (MaxCalls). It
+	// cannot be turned off: a call is never refused after it ran.
+	RuleCapacity = "capacity"
+	// RuleFlood declines a call that needs the user's confirmation while
+	// as many questions wait for the user as the policy allows
+	// (MaxConfirmations).
+	RuleFlood = "flood"
+)
+
+// The defaults of the policy's bounds.
+const (
+	DefaultMaxCalls         = 64
+	DefaultMaxConfirmations = 8
+	// MaxMaxCalls bounds what MaxCalls can be set to.
+	MaxMaxCalls = 4096
 )
 
 // Outcome is what a decision says to do with a call.
@@ -108,6 +124,14 @@ type Config struct {
 	// private data. Default: "pii", "financial", "regulated",
 	// "confidential", "sensitiveDataHint".
 	Private []string `json:"private"`
+	// MaxCalls bounds the calls in progress at once (decided, not yet
+	// finished); more are declined before they run (RuleCapacity). Zero
+	// means DefaultMaxCalls; at most MaxMaxCalls.
+	MaxCalls int `json:"maxCalls"`
+	// MaxConfirmations bounds the calls waiting for the user's answer;
+	// more that need one are declined (RuleFlood). Zero means
+	// DefaultMaxConfirmations; at most MaxCalls.
+	MaxConfirmations int `json:"maxConfirmations"`
 }
 
 // The default sensitivity mapping.
@@ -132,7 +156,14 @@ type Policy struct {
 	spot, ai                           bool
 	withhold                           []string
 	private                            []string
+	maxCalls, maxConfirmations         int
 }
+
+// MaxCalls is how many calls may be in progress at once.
+func (p *Policy) MaxCalls() int { return p.maxCalls }
+
+// MaxConfirmations is how many calls may wait for the user's answer.
+func (p *Policy) MaxConfirmations() int { return p.maxConfirmations }
 
 // NewPolicy checks c and returns the policy it configures. A nil c means
 // the default policy.
@@ -145,10 +176,26 @@ func NewPolicy(c *Config) (*Policy, error) {
 		ai:            true,
 		withhold:      slices.Clone(DefaultWithhold),
 		private:       slices.Clone(DefaultPrivate),
+
+		maxCalls:         DefaultMaxCalls,
+		maxConfirmations: DefaultMaxConfirmations,
 	}
 	if c == nil {
 		return p, nil
 	}
+	switch {
+	case c.MaxCalls < 0 || c.MaxCalls > MaxMaxCalls:
+		return nil, fmt.Errorf("maxCalls: must be between 1 and %d, got %d", MaxMaxCalls, c.MaxCalls)
+	case c.MaxCalls > 0:
+		p.maxCalls = c.MaxCalls
+	}
+	switch {
+	case c.MaxConfirmations < 0 || c.MaxConfirmations > p.maxCalls:
+		return nil, fmt.Errorf("maxConfirmations: must be between 1 and maxCalls (%d), got %d", p.maxCalls, c.MaxConfirmations)
+	case c.MaxConfirmations > 0:
+		p.maxConfirmations = c.MaxConfirmations
+	}
+	p.maxConfirmations = min(p.maxConfirmations, p.maxCalls)
 	for rule, v := range c.Rules {
 		m := p.mode(rule)
 		if m == nil {

@@ -4,9 +4,24 @@ import (
 	"slices"
 )
 
-// MaxAttribution bounds the attribution a session keeps; sources past it
-// are counted, not kept.
-const MaxAttribution = 256
+// The bounds of what a session keeps from results and declarations. Past
+// them a source or a name is counted, not kept; nothing already kept is
+// evicted, and no bound ever lowers a taint (UntrustedContent, PrivateData
+// and MaliciousActivity only grow).
+const (
+	// MaxAttribution bounds the attribution sources a session keeps.
+	MaxAttribution = 256
+	// MaxAttributionBytes bounds their total length, in bytes.
+	MaxAttributionBytes = 64 << 10
+	// MaxSourceBytes bounds one source: a longer one is not kept.
+	MaxSourceBytes = 1024
+	// MaxSourcesPerResult bounds what one result adds, so that one
+	// untrusted result cannot take every place.
+	MaxSourcesPerResult = 16
+	// MaxToolNames bounds each list of tool names (UntrustedFrom,
+	// PrivateFrom, MaliciousFrom).
+	MaxToolNames = 256
+)
 
 // State is the trust state of a page's agent session: what has reached the
 // agent so far. Every part only grows: once untrusted content has been
@@ -22,9 +37,10 @@ type State struct {
 	PrivateData []string `json:"privateData"`
 	PrivateFrom []string `json:"privateFrom"`
 	// Attribution is the union of the sources results were attributed
-	// to, at most MaxAttribution; AttributionDropped counts the rest.
+	// to, within the bounds above; AttributionDropped counts the rest.
 	Attribution        []string `json:"attribution"`
 	AttributionDropped int      `json:"attributionDropped"`
+	attributionBytes   int
 	// MaliciousActivity: a result, or a call's resolved annotations,
 	// carried maliciousActivityHint. MaliciousFrom names the tools.
 	MaliciousActivity bool     `json:"maliciousActivity"`
@@ -131,16 +147,18 @@ func (s *State) Observe(p *Policy, tool string, a *Annotations, r ResultAnnotati
 		}
 		s.add(&s.PrivateFrom, tool)
 	}
-	for _, src := range [][]string{a.Attribution, r.Attribution} {
-		for _, at := range src {
+	for k, src := range [][]string{a.Attribution, r.Attribution} {
+		for i, at := range src {
 			if slices.Contains(s.Attribution, at) {
 				continue
 			}
-			if len(s.Attribution) >= MaxAttribution {
+			if (k == 1 && i >= MaxSourcesPerResult) || len(at) > MaxSourceBytes ||
+				len(s.Attribution) >= MaxAttribution || s.attributionBytes+len(at) > MaxAttributionBytes {
 				s.AttributionDropped++
 				s.Version++
 				continue
 			}
+			s.attributionBytes += len(at)
 			s.add(&s.Attribution, at)
 		}
 	}
@@ -170,8 +188,9 @@ func (s *State) markUntrusted(tool string) {
 	s.add(&s.UntrustedFrom, tool)
 }
 
+// add adds the tool name or label v to a list, up to MaxToolNames.
 func (s *State) add(list *[]string, v string) {
-	if !slices.Contains(*list, v) {
+	if !slices.Contains(*list, v) && len(*list) < MaxToolNames {
 		*list = append(*list, v)
 		s.Version++
 	}

@@ -3,6 +3,7 @@ package risk
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,6 +127,9 @@ func TestPropagation(t *testing.T) {
 	assert.Equal(t, "mail://inbox", s.Attribution[0], "Request returns copies")
 }
 
+// TestAttributionBound: what a session keeps of attribution is bounded in
+// count and bytes, per result and in all; what is past a bound is counted,
+// and nothing kept is evicted.
 func TestAttributionBound(t *testing.T) {
 	p, _ := NewPolicy(nil)
 	var s State
@@ -134,9 +138,39 @@ func TestAttributionBound(t *testing.T) {
 		many = append(many, fmt.Sprint("src-", i))
 	}
 	assert.True(t, s.Observe(p, "t", &Annotations{}, ResultAnnotations{Attribution: many}))
+	assert.Len(t, s.Attribution, MaxSourcesPerResult, "one result adds at most MaxSourcesPerResult")
+	assert.Equal(t, len(many)-MaxSourcesPerResult, s.AttributionDropped)
+
+	// A page's own declarations are not limited per result.
+	s = State{}
+	s.Observe(p, "t", &Annotations{Attribution: many}, ResultAnnotations{})
 	assert.Len(t, s.Attribution, MaxAttribution)
 	assert.Equal(t, 3, s.AttributionDropped)
+
+	// A 50 MB source, and sources past the total bytes, are not kept.
+	s = State{}
+	huge := strings.Repeat("x", 50<<20)
+	s.Observe(p, "t", &Annotations{}, ResultAnnotations{Attribution: []string{huge, "https://kept.example/"}})
+	assert.Equal(t, []string{"https://kept.example/"}, s.Attribution)
+	assert.Equal(t, 1, s.AttributionDropped)
+	s = State{}
+	for i := range 200 {
+		s.Observe(p, "t", &Annotations{}, ResultAnnotations{Attribution: []string{fmt.Sprintf("%04d", i) + strings.Repeat("y", MaxSourceBytes-4)}})
+	}
+	size := 0
+	for _, a := range s.Attribution {
+		size += len(a)
+	}
+	assert.LessOrEqual(t, size, MaxAttributionBytes)
+	assert.Equal(t, MaxAttributionBytes/MaxSourceBytes, len(s.Attribution))
+	assert.True(t, strings.HasPrefix(s.Attribution[0], "0000"), "the first sources stay")
+
+	// A taint never goes, whatever the bounds drop.
+	s = State{}
+	s.Observe(p, "web", &Annotations{UntrustedContent: ptr(true)}, ResultAnnotations{Attribution: many})
+	assert.True(t, s.UntrustedContent)
 }
+
 
 func TestStateJSON(t *testing.T) {
 	b, err := json.Marshal(State{}.Clone())
