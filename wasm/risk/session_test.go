@@ -171,7 +171,6 @@ func TestAttributionBound(t *testing.T) {
 	assert.True(t, s.UntrustedContent)
 }
 
-
 func TestStateJSON(t *testing.T) {
 	b, err := json.Marshal(State{}.Clone())
 	require.NoError(t, err)
