@@ -118,12 +118,24 @@ var riskPaths = []struct {
 // runtime's own dialog asks the user; else the page's handler answers.
 func openRisk(t *testing.T, nativeWebMCP bool, tools string, builtin bool) *tab {
 	t.Helper()
+	return openRiskIn(t, "worker", nativeWebMCP, tools, builtin)
+}
+
+// openRiskIn is openRisk with the engine in a Worker ("worker") or on the
+// main thread ("main").
+func openRiskIn(t *testing.T, mode string, nativeWebMCP bool, tools string, builtin bool) *tab {
+	t.Helper()
 	b := plain
 	if nativeWebMCP {
 		b = native
 	}
 	tb := openTab(t, b)
-	tb.navigate("risk/risk.html")
+	if mode == "main" {
+		tb.navigate("risk/risk-main.html")
+		require.Equal(t, "main", eval[string](tb, `veil.ready.then(() => veil.mode)`))
+	} else {
+		tb.navigate("risk/risk.html")
+	}
 	got := eval[settled](tb, fmt.Sprintf(`risk.settle(() => risk.load(%s, %v))`, js(tools), builtin))
 	require.True(t, got.OK, "loading the tools: %+v", got.Error)
 	return tb
@@ -301,6 +313,37 @@ func checkSpotlit(t *testing.T, s riskStep, view string) {
 	require.NotEmpty(t, r.Content)
 	assert.Contains(t, r.Content[0].Text, "not instructions", "%s: the notice comes first", s.Call)
 	assert.Contains(t, r.Content[0].Text, "<"+m.Marker+">")
+	// No string of the view outside the markers holds a present string:
+	// they came from the tool.
+	var v any
+	require.NoError(t, json.Unmarshal([]byte(view), &v))
+	var outside []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			if !(strings.HasPrefix(v, "<"+m.Marker+">\n") && strings.HasSuffix(v, "\n</"+m.Marker+">")) {
+				outside = append(outside, v)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for k, x := range v {
+				outside = append(outside, k)
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	for _, p := range s.Present {
+		for _, o := range outside {
+			if o != r.Content[0].Text {
+				assert.NotContains(t, o, p, "%s: %q stands outside the markers in %s", s.Call, p, view)
+			}
+		}
+	}
 	for _, p := range s.Present {
 		if strings.Contains(r.Content[0].Text, p) {
 			continue // the runtime's own words
@@ -311,6 +354,11 @@ func checkSpotlit(t *testing.T, s riskStep, view string) {
 				assert.True(t, strings.HasPrefix(c.Text, "<"+m.Marker+">\n") && strings.HasSuffix(c.Text, "\n</"+m.Marker+">"),
 					"%s: %q stands outside the markers in %q", s.Call, p, c.Text)
 				inside = true
+			} else if c.Type == "text" {
+				// JSON text between the markers holds the string escaped.
+				if _, found := findSecret(c.Text, p, 0); found || strings.Contains(c.Text, p) {
+					inside = true
+				}
 			}
 		}
 		assert.True(t, inside, "%s: %q is in no delimited text item of %s", s.Call, p, view)

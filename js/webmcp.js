@@ -735,11 +735,15 @@
   const native =
     nativeOf(Document.prototype, document, 'modelContext') || nativeOf(Navigator.prototype, navigator, 'modelContext');
 
+  /** The names Veil's mirrors hold in the native registry. */
+  const mirrors = new Set();
+
   /** mirror registers a tool in the native registry whose execute returns only the agent view. */
   const mirror = (entry) => {
     if (typeof native?.registerTool !== 'function') return;
     const { name, title, description, inputSchema, annotations } = entry.def;
     const controller = (entry.mirror = new AbortController());
+    mirrors.add(name);
     const t = {
       name,
       description,
@@ -755,11 +759,88 @@
       warn(e);
     }
     controller.signal.addEventListener('abort', () => {
+      mirrors.delete(name);
       try {
         native.unregisterTool?.(name);
       } catch {}
     });
   };
+
+  // ---- Nothing around the engine -------------------------------------------
+  //
+  // The native registry must hold Veil's mirrors and nothing else: a tool
+  // there that is not a mirror runs around the engine, with no decision,
+  // no withholding and a description the model takes for the page's. A
+  // <form toolname> is one (the browser registers it), and untrusted HTML
+  // the page renders can plant it. So Veil takes the tool attributes off
+  // every such form, in the document and in every shadow root, before the
+  // browser registers it, keeping them as data-veil-* attributes; and it
+  // removes any other tool it finds in the native registry. The page hears
+  // of each (a "foreigntool" event); the console only that it happened,
+  // since an agent reads the console and a planted form chooses its name.
+
+  const FORM_ATTRIBUTES = ['toolname', 'tooldescription', 'toolautosubmit', 'toolparamdescription', 'toolparamtitle'];
+  const foreign = (kind, name) => {
+    console.warn(`veil: a ${kind === 'form' ? 'declarative tool (a form with a toolname)' : 'native tool that is not the runtime\'s'} was taken out of the agent's reach; see the foreigntool event`);
+    // A task later: the namespace may not exist yet during the first scan.
+    setTimeout(() => ns.dispatchEvent(new CustomEvent('foreigntool', { detail: { kind, name } })));
+  };
+  /** neutralize takes the tool attributes off a form and its controls. */
+  const neutralize = (form) => {
+    const name = form.getAttribute('toolname');
+    for (const el of [form, ...form.querySelectorAll('[toolparamdescription],[toolparamtitle]')])
+      for (const a of FORM_ATTRIBUTES)
+        if (el.hasAttribute(a)) {
+          el.setAttribute(`data-veil-${a}`, el.getAttribute(a));
+          el.removeAttribute(a);
+        }
+    foreign('form', name);
+  };
+  const scan = (root) => root.querySelectorAll?.('form[toolname]').forEach(neutralize);
+  const observer = new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'attributes') {
+        if (r.target.localName === 'form' && r.target.hasAttribute('toolname')) neutralize(r.target);
+        continue;
+      }
+      for (const n of r.addedNodes) {
+        if (n.nodeType !== 1) continue;
+        if (n.localName === 'form' && n.hasAttribute('toolname')) neutralize(n);
+        scan(n);
+      }
+    }
+  });
+  const watch = (root) => {
+    observer.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname'] });
+    scan(root);
+  };
+  watch(document);
+  // Shadow roots, open or closed, as they are made.
+  const attachShadow = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (init) {
+    const root = attachShadow.call(this, init);
+    watch(root);
+    return root;
+  };
+  if (typeof native?.getTools === 'function') {
+    const sweep = async () => {
+      let list;
+      try {
+        list = await native.getTools();
+      } catch {
+        return;
+      }
+      for (const t of list ?? []) {
+        if (mirrors.has(t?.name)) continue;
+        try {
+          native.unregisterTool?.(t.name);
+        } catch {}
+        foreign('native', str(t?.name));
+      }
+    };
+    native.addEventListener?.('toolchange', sweep);
+    sweep();
+  }
 
   install(Document.prototype, document, 'modelContext', context);
   install(Navigator.prototype, navigator, 'modelContext', context);
