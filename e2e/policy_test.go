@@ -245,7 +245,7 @@ func testCapacity(t *testing.T, mode string) {
 		returns: () => new Promise((r) => (window.release ??= []).push(() => r("page")))}]`, false)
 	got := eval[struct {
 		Ran, Capacity, Done int
-		Other           []string
+		Other               []string
 	}](tb, `(async () => {
 		const t = (await document.modelContext.getTools()).find((t) => t.name === "fetch_page");
 		const all = Array.from({length: 3000}, () => document.modelContext.executeTool(t, {}));
