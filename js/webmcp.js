@@ -484,13 +484,14 @@
     const { def } = entry;
     // The question carries the exact input execute will get, so that an
     // approval is an approval of these arguments.
-    const request = freeze({ call: id, tool: name, title: def.title || def.annotations?.title || name, description: def.description, rule: d.rule, facts: d.facts, trust, input: JSON.parse(input), sensitive: d.sensitive ?? [] });
+    // Made only for a notice or a question, which most calls never need.
+    const request = () => freeze({ call: id, tool: name, title: def.title || def.annotations?.title || name, description: def.description, rule: d.rule, facts: d.facts, trust, input: JSON.parse(input), sensitive: d.sensitive ?? [] });
     let ok = d.outcome === 'allow' || d.outcome === 'notice';
     if (d.outcome === 'notice')
-      (async () => (conf.notice ?? (await loadUI()).notice)(request))().catch((e) => console.warn('veil: the notice failed', e));
+      (async () => (conf.notice ?? (await loadUI()).notice)(request()))().catch((e) => console.warn('veil: the notice failed', e));
     if (d.outcome === 'confirm') {
       step('confirming');
-      ok = await ask(Object.freeze({ ...request, signal }));
+      ok = await ask(Object.freeze({ ...request(), signal }));
       const [h] = await call('settle', { call: id, approved: ok });
       if (h.entry) emit('decision', freeze(h.entry));
       step();
