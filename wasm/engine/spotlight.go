@@ -39,7 +39,7 @@ const RiskMetaKey = "dev.veil/risk"
 func spotlight(tool, agent string, raw, skip, malicious bool, marker string) string {
 	b := make([]byte, 0, len(agent)+512)
 	b = append(b, `{"content":[`...)
-	b = appendText(b, []byte(spotlightNotice(tool, marker, malicious)))
+	b = appendTextContent(b, []byte(spotlightNotice(tool, marker, malicious)))
 	var tr *tree
 	content := -1
 	if !raw {
@@ -170,7 +170,7 @@ func isMIMEType(s string) bool {
 
 // appendWrapped appends a text item holding text between the markers.
 func appendWrapped(b []byte, marker, text string) []byte {
-	return appendText(append(b, ','), []byte("<"+marker+">\n"+text+"\n</"+marker+">"))
+	return appendTextContent(append(b, ','), []byte("<"+marker+">\n"+text+"\n</"+marker+">"))
 }
 
 // appendRiskMeta appends the RiskMetaKey member and closes _meta and the

@@ -373,7 +373,7 @@ func refusal(tool, rule, outcome string) Result {
 		text += fmt.Sprintf(" (rule %q: %s)", rule, ruleReasons[rule])
 	}
 	text += ". Do not try to get around this; ask the user if the task needs it."
-	b := appendText([]byte(`{"content":[`), []byte(text))
+	b := appendTextContent([]byte(`{"content":[`), []byte(text))
 	b = append(b, `],"isError":true,"_meta":{`...)
 	b = append(appendString(b, PolicyMetaKey), `:{"rule":`...)
 	b = appendString(b, rule)

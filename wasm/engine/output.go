@@ -1,0 +1,127 @@
+package engine
+
+import "fmt"
+
+// This file holds Output, the one function every agent path calls, and
+// the outcomes it answers without a view.
+
+// What Chromium's executeTool answers, matched byte for byte: an empty
+// string result, a result JSON.stringify makes nothing of (undefined, a
+// function), and a tool that throws or whose result cannot be serialized.
+const (
+	emptyResult     = "Operation succeeded"
+	undefinedResult = "undefined"
+	toolFailed      = "Tool was executed but the invocation failed. For example, the script function threw an error"
+)
+
+// Output turns what a tool's execute produced into the agent view. It is
+// the one function every agent path calls: executeTool on either object,
+// the testing API and the native mirror.
+//
+// The rules, in the order they apply:
+//   - A tool that declares nothing sensitive gets its output byte for byte,
+//     unless the output holds a secret_reference.
+//   - sensitiveHint with an outputSchema that marks fields x-sensitive: only
+//     declared, non-sensitive locations reach the agent (an allowlist).
+//   - sensitiveHint and secret_reference items: text items and reduced
+//     references reach the agent; everything else is withheld.
+//   - sensitiveHint otherwise: the whole output is withheld.
+//   - No sensitiveHint: values at x-sensitive locations are withheld.
+//   - Any secret_reference reaches the agent as {type, label, ttl} at most.
+//   - A withheld string is scrubbed from every string the agent gets.
+//   - A tool that declares anything sensitive fails closed: output that
+//     does not match its outputSchema, cannot be serialized, is too large,
+//     or trips the engine becomes an error that carries none of it.
+//
+// Around them, the risk policy (risk.go): a call the policy did not allow
+// gets an error result naming the rule; sensitiveHint is the call's
+// effective one (risk.Policy.Withholds); what reaches the agent joins
+// the session's trust state; an untrusted result is spotlighted.
+func (e *Engine) Output(name string, o Outcome) (res Result) {
+	t := e.lookup(name)
+	if t == nil {
+		return Result{Err: &Error{Name: "NotFoundError", Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}}
+	}
+	c, refused := e.startOutput(t, o)
+	if refused != nil {
+		return *refused
+	}
+	t = c.tool
+	defer func() { res = e.finishOutput(c, o, res) }()
+	defer func() {
+		if r := recover(); r != nil {
+			res = Result{Err: t.failure("the runtime could not process the output")}
+		}
+	}()
+	switch o.Kind {
+	case Empty:
+		return Result{Agent: undefinedResult}
+	case Threw, Unserializable:
+		// Never the page's message: it may hold what the tool was
+		// asked to keep.
+		return Result{Err: &Error{Name: "UnknownError", Message: toolFailed}}
+	case Aborted:
+		return Result{Err: &Error{Name: "AbortError", Message: fmt.Sprintf("executeTool: the call of tool %q was aborted", name)}}
+	case TimedOut:
+		return Result{Err: t.failure("the tool did not finish in time")}
+	case Text:
+		if o.Data == "" {
+			return Result{Agent: emptyResult}
+		}
+		// A string that is the JSON text of a result holding a
+		// secret_reference reaches the agent as the same bytes as the
+		// object would, and DevTools parses it for the agent: it is
+		// judged as that object.
+		if mayHaveReference(o.Data, 0) {
+			if len(o.Data) > e.opts.MaxOutputBytes {
+				return Result{Err: t.failure(fmt.Sprintf("the output may hold a secret_reference and is larger than %d bytes", e.opts.MaxOutputBytes))}
+			}
+			if tr, err := parseTree(o.Data); err == nil && tr.nodes[0].kind >= kArray && tr.hasReference() {
+				return e.view(t, tr, Outcome{Kind: Returned, Data: o.Data, Call: o.Call})
+			}
+			// Otherwise it is judged as the string it is, whose text may
+			// hold references as JSON (see walker.embedded).
+		} else if !t.declaresAny {
+			return Result{Agent: o.Data, Unchanged: true}
+		}
+	case Returned:
+		if !t.declaresAny && !mayHaveReference(o.Data, 1) && !mayHaveReserved(o.Data) {
+			return Result{Agent: o.Data, Unchanged: true}
+		}
+	default:
+		return Result{Err: t.failure("the runtime received an unknown outcome")}
+	}
+	if len(o.Data) > e.opts.MaxOutputBytes {
+		return Result{Err: t.failure(fmt.Sprintf("the output is larger than %d bytes", e.opts.MaxOutputBytes))}
+	}
+	src := o.Data
+	if o.Kind == Text {
+		src = string(appendString(nil, o.Data))
+	}
+	tr, err := parseTree(src)
+	if err != nil {
+		return Result{Err: t.failure("the output is not valid JSON")}
+	}
+	return e.view(t, tr, o)
+}
+
+// failure is the error of a failed call. For a tool that declares anything
+// sensitive it says nothing of the output.
+func (t *tool) failure(why string) *Error {
+	if t.declaresAny {
+		return &Error{Name: "OperationError", Message: fmt.Sprintf("tool %q failed; its output was withheld because it may be sensitive", t.name)}
+	}
+	return &Error{Name: "OperationError", Message: fmt.Sprintf("tool %q failed: %s", t.name, why)}
+}
+
+// mayHaveReference is a sound test for a secret_reference, or a mention
+// of one that rule (c) must look at: s, or a decoding of it, names
+// secret_reference. A JSON text needs one decoding more than its strings
+// (extraDepth 1).
+func mayHaveReference(s string, extraDepth int) bool {
+	if !mayMention(s) {
+		return false
+	}
+	spans, ok := mentions(s, extraDepth)
+	return !ok || len(spans) > 0
+}

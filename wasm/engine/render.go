@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// This file writes the agent view of an output from which something was
+// withheld, in MCP's wire shapes: a CallToolResult whose first
+// TextContent is the runtime's notice, whose content keeps what the walk
+// kept, and whose _meta lists what was withheld.
+
+// render writes the view; pointers name what was withheld.
+func (w *walker) render(pointers []string) []byte {
+	w.markDirty()
+	s := w.scrubber
+	if s == nil {
+		s = newScrubber(w.set)
+	}
+	b := make([]byte, 0, 2*len(w.tr.src)+1024)
+	notice := []byte(w.notice())
+	// A pointer names members; a name can be a withheld string (a
+	// sensitive propertyNames, a name that withholdNames withheld).
+	for i, p := range pointers {
+		if c, ok := s.scrubPointer(p); ok {
+			pointers[i] = c
+		}
+	}
+	meta := w.meta(pointers)
+
+	if w.isResult {
+		b = append(b, '{')
+		first := true
+		sep := func() {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+		}
+		sawMeta := false
+		w.tr.children(0, func(j int) {
+			if w.act[j] != keep {
+				return
+			}
+			n := &w.tr.nodes[j]
+			sep()
+			b = append(b, w.tr.src[n.keyStart:n.start]...)
+			switch w.tr.key(j) {
+			case "content":
+				b = append(b, '[')
+				b = appendTextContent(b, notice)
+				w.tr.children(j, func(k int) {
+					if w.act[k] == withhold || w.act[k] == drop {
+						return
+					}
+					b = append(b, ',')
+					b = w.emit(b, k, s)
+				})
+				b = w.listReferences(b, s)
+				if w.mode == allowMode && w.target >= 0 && w.act[w.target] == keep {
+					b = append(b, ',')
+					b = appendTextContent(b, w.emit(nil, w.target, s))
+				}
+				b = append(b, ']')
+			case "_meta":
+				sawMeta = true
+				if n.kind == kObject {
+					b = w.emit(b, j, s)
+					b = b[:len(b)-1]
+					if b[len(b)-1] != '{' {
+						b = append(b, ',')
+					}
+					b = append(appendString(b, MetaKey), ':')
+					b = append(b, meta...)
+					b = append(b, '}')
+				} else {
+					b = w.emit(b, j, s)
+				}
+			default:
+				b = w.emit(b, j, s)
+			}
+		})
+		if !sawMeta {
+			sep()
+			b = append(b, `"_meta":{`...)
+			b = append(appendString(b, MetaKey), ':')
+			b = append(b, meta...)
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	} else {
+		b = append(b, `{"content":[`...)
+		b = appendTextContent(b, notice)
+		visible := w.act[0] == keep
+		var value []byte
+		if visible {
+			value = w.emit(make([]byte, 0, len(w.tr.src)), 0, s)
+			b = append(b, ',')
+			if w.tr.nodes[0].kind == kString {
+				// A string result is its own text, not its JSON.
+				text, _ := w.scrubString(0, s)
+				b = appendTextContent(b, []byte(text))
+			} else {
+				b = appendTextContent(b, value)
+			}
+		}
+		b = w.listReferences(b, s)
+		b = append(b, ']')
+		if visible && w.tr.nodes[0].kind == kObject {
+			b = append(b, `,"structuredContent":`...)
+			b = append(b, value...)
+		}
+		b = append(b, `,"_meta":{`...)
+		b = append(appendString(b, MetaKey), ':')
+		b = append(b, meta...)
+		b = append(b, `}}`...)
+	}
+	return b
+}
+
+// listReferences appends, in text mode, the references that stood inside
+// withheld values, reduced.
+func (w *walker) listReferences(b []byte, s *scrubber) []byte {
+	if w.mode != textMode {
+		return b
+	}
+	for _, r := range w.refs {
+		if !r.visible {
+			b = append(b, ',')
+			b = appendSecretReference(b, r, s)
+		}
+	}
+	return b
+}
+
+// markDirty marks every node that holds, at or below it, something the
+// view changes; the rest can be copied as whole spans.
+func (w *walker) markDirty() {
+	w.dirty = make([]bool, len(w.tr.nodes))
+	mark := func(i int) {
+		for p := i; p >= 0 && !w.dirty[p]; p = int(w.tr.nodes[p].parent) {
+			w.dirty[p] = true
+		}
+	}
+	for i, a := range w.act {
+		if a != keep {
+			mark(i)
+		}
+	}
+	for i := range w.local {
+		mark(i)
+	}
+}
+
+// scrubString returns the string at node i as the agent gets it: without
+// any withheld value, and without the fields of the references read in
+// it, however short (local).
+func (w *walker) scrubString(i int, s *scrubber) (string, bool) {
+	str, changed := s.scrub(w.tr.str(i))
+	if l := w.local[i]; l != nil {
+		if c, ok := newScrubber(l).scrub(str); ok {
+			str, changed = c, true
+		}
+	}
+	return str, changed
+}
+
+// notice is the text that tells the model what happened. It never holds a
+// placeholder where a value was: a model may take one for the value.
+func (w *walker) notice() string {
+	var parts []string
+	if n := len(w.held); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s withheld from this result because %s sensitive", n, plural(n, "value was", "values were"), plural(n, "it is", "they are")))
+	}
+	if n := len(w.refs); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s held for the user", n, plural(n, "secret is", "secrets are")))
+	}
+	var b strings.Builder
+	if len(parts) > 0 {
+		b.WriteString(strings.Join(parts, "; "))
+		if len(w.held)+len(w.refs) == 1 {
+			b.WriteString(". The user can reveal it on the page; it was not sent to you, so do not guess it or ask the user to share it.")
+		} else {
+			b.WriteString(". The user can reveal them on the page; they were not sent to you, so do not guess them or ask the user to share them.")
+		}
+	}
+	if n := len(w.invalid); n > 0 {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d secret %s invalid and withheld.", n, plural(n, "reference was", "references were"))
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// meta is the value of the MetaKey member of the view's _meta.
+func (w *walker) meta(pointers []string) []byte {
+	b := []byte(`{"withheld":[`)
+	for i, p := range pointers {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, p)
+	}
+	b = append(b, `],"references":`...)
+	b = strconv.AppendInt(b, int64(len(w.refs)), 10)
+	b = append(b, `,"invalidReferences":`...)
+	b = strconv.AppendInt(b, int64(len(w.invalid)), 10)
+	return append(b, '}')
+}
+
+// emit appends the JSON of node i as the agent sees it.
+func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
+	tr := w.tr
+	n := &tr.nodes[i]
+	if w.act[i] == reduce {
+		return appendSecretReference(b, w.refs[w.refAt[i]], s)
+	}
+	if !w.dirty[i] {
+		// A span with no escapes holds each string and member name as its
+		// characters and has no other decoding, so a search of its bytes
+		// finds every withheld value in it.
+		span := tr.src[n.start:n.end]
+		if !hasEscapes(span, s.plus) && !s.containsRaw(span) {
+			return append(b, span...)
+		}
+	}
+	switch n.kind {
+	case kString:
+		if c, ok := w.scrubString(i, s); ok {
+			return appendString(b, c)
+		}
+		return append(b, tr.src[n.start:n.end]...)
+	case kObject, kArray:
+		return tr.appendContainer(b, i,
+			func(j int) bool { return w.act[j] == withhold || w.act[j] == drop },
+			func(b []byte, j int) []byte { return w.emit(b, j, s) })
+	default:
+		return append(b, tr.src[n.start:n.end]...)
+	}
+}
+
+// appendTextContent appends an MCP TextContent of text.
+func appendTextContent(b []byte, text []byte) []byte {
+	b = append(b, `{"type":"text","text":`...)
+	b = appendString(b, unsafe.String(unsafe.SliceData(text), len(text)))
+	return append(b, '}')
+}
+
+// appendSecretReference appends a secret_reference content item reduced
+// to what the agent may see: its type, label and ttl.
+func appendSecretReference(b []byte, r reference, s *scrubber) []byte {
+	b = append(b, `{"type":"secret_reference","label":`...)
+	label := r.label
+	if c, ok := s.scrub(label); ok {
+		label = c
+	}
+	b = appendString(b, label)
+	if r.ttl != "" && !s.isWithheldNumber(r.ttl) {
+		b = append(b, `,"ttl":`...)
+		b = append(b, r.ttl...)
+	}
+	return append(b, '}')
+}

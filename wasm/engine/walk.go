@@ -1,0 +1,411 @@
+package engine
+
+import (
+	"unsafe"
+
+	"github.com/veilmcp/veil/wasm/pattern"
+)
+
+// This file decides, node by node, what the agent view keeps of an output:
+// the walk over the parsed tree, against the tool's outputSchema and its
+// mode, and what else rule (d) withholds.
+
+// action is what the view does with one node.
+type action uint8
+
+const (
+	keep     action = iota
+	withhold        // left out, held for the user
+	reduce          // a valid secret_reference, shown as {type, label, ttl}
+	drop            // an invalid secret_reference, left out
+)
+
+// mode is how a sensitive tool's output is filtered.
+type mode uint8
+
+const (
+	denyMode  mode = iota // withhold x-sensitive locations
+	allowMode             // keep only declared, non-sensitive locations
+	textMode              // sensitiveHint with references: text items only
+	wholeMode             // sensitiveHint: withhold everything
+)
+
+// walker decides, in one pass, what happens to every node.
+type walker struct {
+	e        *Engine
+	t        *tool
+	tr       *tree
+	act      []action
+	held     []int // withheld nodes
+	dirty    []bool
+	refAt    map[int]int // reduced node -> index in refs
+	refs     []reference
+	invalid  []string
+	set      *scrubSet
+	scrubber *scrubber // for set, once withholdNames has settled it
+	// local holds, by string node, the fields of the references read in
+	// that string: they go from it whatever their length, as rule (c)
+	// says no field but type, label and ttl reaches the agent.
+	local    map[int]*scrubSet
+	mode     mode
+	isResult bool // the output is a CallToolResult
+	target   int  // the node outputSchema describes, or -1
+	// shapes remembers, per schema state, the member names of the last
+	// object walked there and their transitions: an output repeats one
+	// shape thousands of times.
+	shapes map[*sstate]*objectShape
+}
+
+type objectShape struct {
+	keys  []string
+	trans []transition
+}
+
+// transitions returns the transition of each member of object node i,
+// whose state is st.
+func (w *walker) transitions(st *sstate, i int) []transition {
+	tr := w.tr
+	sh := w.shapes[st]
+	if sh != nil {
+		k := 0
+		for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
+			if k >= len(sh.keys) || sh.keys[k] != tr.key(j) {
+				sh = nil
+				break
+			}
+			k++
+		}
+		if sh != nil && k == len(sh.keys) {
+			return sh.trans
+		}
+	}
+	sh = &objectShape{}
+	for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
+		sh.keys = append(sh.keys, tr.key(j))
+		sh.trans = append(sh.trans, st.member(tr.key(j)))
+	}
+	if w.shapes == nil {
+		w.shapes = map[*sstate]*objectShape{}
+	}
+	w.shapes[st] = sh
+	return sh.trans
+}
+
+func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
+	w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), set: &scrubSet{}, target: 0}
+	root := &tr.nodes[0]
+	if root.kind == kObject {
+		if c := tr.member(0, "content"); c >= 0 && tr.nodes[c].kind == kArray {
+			w.isResult = true
+			w.target = tr.member(0, "structuredContent")
+		}
+	}
+
+	if t.declaresAny && t.output != nil {
+		e.patternWork.Store(pattern.MaxBacktrackingWork)
+		if w.target < 0 {
+			return Result{Err: t.failure("the result has no structuredContent to match the outputSchema")}
+		}
+		if !t.output.conforms(tr, w.target) {
+			return Result{Err: t.failure("the output does not match the outputSchema")}
+		}
+	}
+
+	switch {
+	case t.hint && t.output != nil && t.output.anySensitive:
+		w.mode = allowMode
+	case t.hint && w.hasReference(0):
+		w.mode = textMode
+	case t.hint:
+		w.mode = wholeMode
+	}
+
+	var start *sstate
+	if t.output != nil {
+		start = t.output.start
+	}
+	reserved := w.dropReserved()
+	if w.mode == wholeMode || (w.mode == textMode && !w.isResult) {
+		// A plain value has no text items: all of it is withheld, and
+		// its references reach the agent in the notice's company.
+		w.withhold(0)
+	} else if !w.isResult {
+		w.walk(0, start, true)
+	} else {
+		w.result(start)
+	}
+
+	if len(w.held) == 0 && len(w.refs) == 0 && len(w.invalid) == 0 {
+		// Nothing withheld, so nothing to scrub either: the output passes
+		// as the tool wrote it, but for the runtime's own keys.
+		if reserved > 0 {
+			w.markDirty()
+			b := w.emit(nil, 0, newScrubber(w.set))
+			return Result{Agent: string(b), Reserved: reserved}
+		}
+		return Result{Agent: o.Data, Unchanged: true}
+	}
+	if !w.withholdNames() {
+		return Result{Err: t.failure("the output's withheld values name each other more than the runtime follows")}
+	}
+	res := w.build()
+	res.Reserved = reserved
+	return res
+}
+
+// maxNamePasses bounds withholdNames: real outputs settle in one or two
+// passes; a chain of members each named by the last one withheld is made
+// to stall the engine, and fails closed.
+const maxNamePasses = 16
+
+// withholdNames withholds every member whose name holds a withheld value,
+// and every number that has a withheld value: rule (d) reaches member
+// names and numbers too, and neither can be emptied as a string can. What
+// it withholds can hold more values to scrub, so it repeats until nothing
+// changes, at most maxNamePasses times; it reports false past that.
+func (w *walker) withholdNames() bool {
+	for pass := 0; ; pass++ {
+		if pass == maxNamePasses {
+			return false
+		}
+		s := newScrubber(w.set)
+		// Until it finds a node to withhold, it is the scrubber for the
+		// final set.
+		w.scrubber = s
+		if !s.any {
+			return true
+		}
+		found := false
+		tr := w.tr
+		for i := 0; i < len(tr.nodes); {
+			if w.act[i] != keep {
+				i = int(tr.nodes[i].next)
+				continue
+			}
+			n := &tr.nodes[i]
+			if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && s.contains(tr.key(i)) ||
+				n.kind == kNumber && s.isWithheldNumber(tr.text(i)) {
+				w.withhold(i)
+				found = true
+				i = int(n.next)
+				continue
+			}
+			i++
+		}
+		if !found {
+			return true
+		}
+	}
+}
+
+// result walks a CallToolResult member by member.
+func (w *walker) result(start *sstate) {
+	tr := w.tr
+	tr.children(0, func(j int) {
+		if w.act[j] == drop {
+			return
+		}
+		switch key := tr.key(j); {
+		case key == "content":
+			tr.children(j, w.contentItem)
+		case key == "structuredContent":
+			if w.mode == textMode {
+				w.withhold(j)
+			} else {
+				w.walk(j, start, true)
+			}
+		case key == "isError" && tr.nodes[j].kind == kBool:
+		case w.mode == denyMode:
+			w.walk(j, nil, true)
+		default:
+			w.withhold(j)
+		}
+	})
+}
+
+func (w *walker) contentItem(k int) {
+	switch {
+	case w.referenceKind(k) != notReference:
+		w.reference(k, refInPlace)
+	case w.mode == denyMode:
+		// A text item whose text names secret_reference without a valid
+		// one goes whole, as in text mode.
+		if text := w.tr.member(k, "text"); text >= 0 && w.tr.nodes[text].kind == kString && mayMention(w.tr.str(text)) {
+			if w.embedded(text, k); w.act[k] != withhold {
+				w.tr.children(k, func(j int) {
+					if j != text {
+						w.walk(j, nil, false)
+					}
+				})
+			}
+			return
+		}
+		w.walk(k, nil, true)
+	case w.mode == textMode && w.isText(k):
+		// Text items reach the agent, scrubbed.
+		if text := w.tr.member(k, "text"); mayMention(w.tr.str(text)) {
+			w.embedded(text, k)
+		}
+	default:
+		w.withhold(k)
+	}
+}
+
+func (w *walker) isText(k int) bool {
+	tr := w.tr
+	if tr.nodes[k].kind != kObject {
+		return false
+	}
+	typ := tr.member(k, "type")
+	text := tr.member(k, "text")
+	if typ < 0 || tr.nodes[typ].kind != kString || tr.str(typ) != "text" || text < 0 || tr.nodes[text].kind != kString {
+		return false
+	}
+	// Only type and text: anything else rides along unseen.
+	n := 0
+	tr.children(k, func(int) { n++ })
+	return n == 2
+}
+
+// walk decides node i at a location whose schema state is st (nil: no
+// schema) and which the schema declares or not.
+func (w *walker) walk(i int, st *sstate, declared bool) {
+	tr := w.tr
+	n := &tr.nodes[i]
+	if w.act[i] == drop {
+		return
+	}
+	if st != nil && st.sensitive {
+		w.withhold(i)
+		return
+	}
+	if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && w.nameMentions(i) {
+		return
+	}
+	if w.mode == allowMode && !declared {
+		w.withhold(i)
+		return
+	}
+	switch n.kind {
+	case kObject:
+		if w.referenceKind(i) != notReference {
+			w.reference(i, refInPlace)
+			return
+		}
+		if st == nil {
+			tr.children(i, func(j int) { w.walk(j, nil, false) })
+			return
+		}
+		st = st.withMembers(func(yield func(string) bool) {
+			for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
+				if !yield(tr.key(j)) {
+					return
+				}
+			}
+		})
+		if st.keysSensitive {
+			// The member names are sensitive: the object goes whole, and
+			// its names join the scrub set (collect), so no pointer names
+			// them.
+			w.withhold(i)
+			return
+		}
+		trans := w.transitions(st, i)
+		for k, j := 0, i+1; j < int(n.next); k, j = k+1, int(tr.nodes[j].next) {
+			w.walk(j, trans[k].st, trans[k].declared)
+		}
+	case kString:
+		if mayMention(tr.str(i)) {
+			w.embedded(i, w.mentionUnit(i))
+		}
+	case kArray:
+		idx := 0
+		tr.children(i, func(j int) {
+			if st == nil {
+				w.walk(j, nil, false)
+			} else {
+				t := st.item(idx)
+				w.walk(j, t.st, t.declared)
+			}
+			idx++
+		})
+	}
+}
+
+// withhold holds node i for the user. Its strings, numbers and member
+// names join the scrub set, and the references inside it are held too.
+// In text mode they reach the agent reduced, after the content; otherwise
+// the agent learns only their number, as their labels stood at a withheld
+// location.
+func (w *walker) withhold(i int) {
+	w.act[i] = withhold
+	w.held = append(w.held, i)
+	w.collect(i)
+}
+
+// collect adds what node i holds to the scrub set: strings, numbers and
+// member names, at any depth. Names the agent reads anyway, in the tool's
+// schemas or in MCP's own vocabulary, are no values; nor is the type of
+// an MCP content item.
+func (w *walker) collect(i int) {
+	tr := w.tr
+	switch tr.nodes[i].kind {
+	case kString:
+		w.set.addString(tr.str(i))
+	case kNumber:
+		w.set.addNumber(tr.text(i))
+	case kObject:
+		if w.referenceKind(i) != notReference {
+			w.reference(i, refWithheld)
+			return
+		}
+		tr.children(i, func(j int) {
+			key := tr.key(j)
+			if !w.t.publicName(key) {
+				w.set.addString(key)
+			}
+			if key == "type" && tr.nodes[j].kind == kString && contentTypes[tr.str(j)] {
+				return
+			}
+			w.collect(j)
+		})
+	case kArray:
+		tr.children(i, w.collect)
+	}
+}
+
+// mcpNames are the member names of MCP's results, content items and
+// annotations, and of a secret_reference.
+var mcpNames = map[string]bool{
+	"content": true, "structuredContent": true, "isError": true, "_meta": true,
+	"type": true, "text": true, "data": true, "mimeType": true, "resource": true,
+	"uri": true, "name": true, "title": true, "description": true, "annotations": true,
+	"audience": true, "priority": true, "lastModified": true, "size": true, "blob": true,
+	"icons": true, "src": true, "sizes": true, "theme": true,
+	"id": true, "label": true, "redeemUrl": true, "ttl": true,
+}
+
+// contentTypes are the types of MCP's content items, and secret_reference.
+var contentTypes = map[string]bool{
+	"text": true, "image": true, "audio": true, "resource": true, "resource_link": true, referenceType: true,
+}
+
+// publicName reports whether the agent reads name anyway: in MCP's
+// vocabulary, or declared in the tool's inputSchema or outputSchema.
+func (t *tool) publicName(name string) bool {
+	return mcpNames[name] || t.output != nil && t.output.names[name] || t.input != nil && t.input.names[name]
+}
+
+// build makes the agent view of an output from which something was
+// withheld: the values are held for the user (hold.go), and the view is
+// written (render.go).
+func (w *walker) build() Result {
+	pointers, err := w.pointers()
+	if err != nil {
+		return Result{Err: err}
+	}
+	id, held := w.hold(pointers)
+	b := w.render(pointers)
+	// b is never written again, so the view can share its bytes.
+	return Result{Agent: unsafe.String(unsafe.SliceData(b), len(b)), CallID: id, Held: held, Invalid: w.invalid}
+}
