@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
 
 // The engine's work on one output is bounded: outputs made to make it
@@ -42,7 +44,7 @@ func adversarial() map[string]struct{ def, data string } {
 	// Unclosed objects before a long array and a mention: each '{' parses
 	// to the end.
 	text := strings.Repeat(`{"a":`, 1000) + "[" + strings.Repeat("1,", 1<<16) + " secret_reference"
-	out["unclosed objects"] = struct{ def, data string }{plain, `{"content":[{"type":"text","text":` + string(appendString(nil, text)) + `}]}`}
+	out["unclosed objects"] = struct{ def, data string }{plain, `{"content":[{"type":"text","text":` + string(jsonx.AppendString(nil, text)) + `}]}`}
 
 	// Withheld members at every level of a deep object: their pointers
 	// grow with the square of the depth.
@@ -52,7 +54,7 @@ func adversarial() map[string]struct{ def, data string } {
 	// Clusters of escapes of three kinds, each nested four deep, just
 	// farther apart than a window's gap: 125 decodings each.
 	cluster := `%25252541 &amp;amp;amp;amp;x ` + strings.Repeat(`\\`, 8) + `x` + strings.Repeat("y", 41)
-	out["escape clusters"] = struct{ def, data string }{plain, `{"content":[{"type":"text","text":` + string(appendString(nil, strings.Repeat(cluster, (256<<10)/len(cluster)))) + `}]}`}
+	out["escape clusters"] = struct{ def, data string }{plain, `{"content":[{"type":"text","text":` + string(jsonx.AppendString(nil, strings.Repeat(cluster, (256<<10)/len(cluster)))) + `}]}`}
 	return out
 }
 

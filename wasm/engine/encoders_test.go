@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
 
 // The encoders below write a string the way ordinary backends do. The
@@ -26,7 +28,7 @@ type encoder struct {
 
 // jsonContents is JSON.stringify's string literal without its quotes.
 func jsonContents(s string) string {
-	q := string(appendString(nil, s))
+	q := string(jsonx.AppendString(nil, s))
 	return q[1 : len(q)-1]
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
 	"github.com/veilmcp/veil/wasm/pattern"
 	"github.com/veilmcp/veil/wasm/risk"
 )
@@ -184,13 +185,13 @@ func (e *Engine) compile(def string) (*tool, error) {
 	// The normalized definition keeps the page's schema text as given.
 	var b bytes.Buffer
 	b.WriteString(`{"name":`)
-	b.Write(appendString(nil, name))
+	b.Write(jsonx.AppendString(nil, name))
 	if d.Title != nil {
 		b.WriteString(`,"title":`)
-		b.Write(appendString(nil, *d.Title))
+		b.Write(jsonx.AppendString(nil, *d.Title))
 	}
 	b.WriteString(`,"description":`)
-	b.Write(appendString(nil, *d.Description))
+	b.Write(jsonx.AppendString(nil, *d.Description))
 	b.WriteString(`,"inputSchema":`)
 	if len(d.InputSchema) > 0 && !isNull(d.InputSchema) {
 		b.Write(compact(d.InputSchema))
@@ -303,7 +304,7 @@ func (e *Engine) CheckInput(name, input string) (err error) {
 	switch v.(type) {
 	case map[string]any, []any:
 	default:
-		return typeError("executeTool: the input of tool %q must be an object, got %s", name, jsonType(v))
+		return typeError("executeTool: the input of tool %q must be an object, got %s", name, jsonx.TypeOf(v))
 	}
 	if t.input == nil {
 		return nil

@@ -518,9 +518,6 @@ func (t *tree) appendToken(b []byte, i int) []byte {
 	return append(b, escapePointer(t.key(i))...)
 }
 
-// needsEscape reports whether appendString writes s with escapes.
-func needsEscape(s string) bool { return safePrefix(s, 0) < len(s) }
-
 // value builds the generic value of node i in the form jsonschema/v6
 // validates: map[string]any, []any, json.Number, string, bool, nil.
 func (t *tree) value(i int) any {
@@ -556,65 +553,4 @@ func (t *tree) count(i int) int {
 		n++
 	}
 	return n
-}
-
-// appendString appends s as a JSON string the way JSON.stringify writes it:
-// the short escapes for \b \f \n \r \t " and \\, \u00XX for the other
-// control characters, and everything else as it is.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := safePrefix(s, 0); i < len(s); i = safePrefix(s, i+1) {
-		c := s[i]
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// safePrefix returns the index of the first byte at or after i that
-// appendString escapes (a control character, a quote or a backslash), or
-// len(s). It tests eight bytes at a time.
-func safePrefix(s string, i int) int {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
-	if len(s) >= 8 {
-		p := unsafe.Pointer(unsafe.StringData(s))
-		for ; i <= len(s)-8; i += 8 {
-			x := *(*uint64)(unsafe.Add(p, i))
-			q := x ^ (ones * '"')
-			bs := x ^ (ones * '\\')
-			// A byte below 0x20, or equal to either: the classic
-			// has-less and has-zero tests, exact about whether any is.
-			if ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
-				break
-			}
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
-			return i
-		}
-	}
-	return i
 }

@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
+)
 
 // This file holds Output, the one function every agent path calls, and
 // the outcomes it answers without a view.
@@ -96,7 +100,7 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 	}
 	src := o.Data
 	if o.Kind == Text {
-		src = string(appendString(nil, o.Data))
+		src = string(jsonx.AppendString(nil, o.Data))
 	}
 	tr, err := parseTree(src)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
 	"github.com/veilmcp/veil/wasm/risk"
 )
 
@@ -375,10 +376,10 @@ func refusal(tool, rule, outcome string) Result {
 	text += ". Do not try to get around this; ask the user if the task needs it."
 	b := appendTextContent([]byte(`{"content":[`), []byte(text))
 	b = append(b, `],"isError":true,"_meta":{`...)
-	b = append(appendString(b, PolicyMetaKey), `:{"rule":`...)
-	b = appendString(b, rule)
+	b = append(jsonx.AppendString(b, PolicyMetaKey), `:{"rule":`...)
+	b = jsonx.AppendString(b, rule)
 	b = append(b, `,"outcome":`...)
-	b = appendString(b, outcome)
+	b = jsonx.AppendString(b, outcome)
 	b = append(b, `}}}`...)
 	return Result{Agent: string(b)}
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
 
 // This file writes the agent view of an output from which something was
@@ -72,7 +74,7 @@ func (w *walker) render(pointers []string) []byte {
 					if b[len(b)-1] != '{' {
 						b = append(b, ',')
 					}
-					b = append(appendString(b, MetaKey), ':')
+					b = append(jsonx.AppendString(b, MetaKey), ':')
 					b = append(b, meta...)
 					b = append(b, '}')
 				} else {
@@ -85,7 +87,7 @@ func (w *walker) render(pointers []string) []byte {
 		if !sawMeta {
 			sep()
 			b = append(b, `"_meta":{`...)
-			b = append(appendString(b, MetaKey), ':')
+			b = append(jsonx.AppendString(b, MetaKey), ':')
 			b = append(b, meta...)
 			b = append(b, '}')
 		}
@@ -113,7 +115,7 @@ func (w *walker) render(pointers []string) []byte {
 			b = append(b, value...)
 		}
 		b = append(b, `,"_meta":{`...)
-		b = append(appendString(b, MetaKey), ':')
+		b = append(jsonx.AppendString(b, MetaKey), ':')
 		b = append(b, meta...)
 		b = append(b, `}}`...)
 	}
@@ -209,7 +211,7 @@ func (w *walker) meta(pointers []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, p)
+		b = jsonx.AppendString(b, p)
 	}
 	b = append(b, `],"references":`...)
 	b = strconv.AppendInt(b, int64(len(w.refs)), 10)
@@ -237,7 +239,7 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	switch n.kind {
 	case kString:
 		if c, ok := w.scrubString(i, s); ok {
-			return appendString(b, c)
+			return jsonx.AppendString(b, c)
 		}
 		return append(b, tr.src[n.start:n.end]...)
 	case kObject, kArray:
@@ -252,7 +254,7 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 // appendTextContent appends an MCP TextContent of text.
 func appendTextContent(b []byte, text []byte) []byte {
 	b = append(b, `{"type":"text","text":`...)
-	b = appendString(b, unsafe.String(unsafe.SliceData(text), len(text)))
+	b = jsonx.AppendString(b, unsafe.String(unsafe.SliceData(text), len(text)))
 	return append(b, '}')
 }
 
@@ -264,7 +266,7 @@ func appendSecretReference(b []byte, r reference, s *scrubber) []byte {
 	if c, ok := s.scrub(label); ok {
 		label = c
 	}
-	b = appendString(b, label)
+	b = jsonx.AppendString(b, label)
 	if r.ttl != "" && !s.isWithheldNumber(r.ttl) {
 		b = append(b, `,"ttl":`...)
 		b = append(b, r.ttl...)

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
 	"github.com/veilmcp/veil/wasm/risk"
 )
 
@@ -40,7 +41,7 @@ var (
 func sensitiveVocab() *jsonschema.Vocabulary {
 	vocabOnce.Do(func() {
 		c := jsonschema.NewCompiler()
-		c.UseLoader(noLoader{})
+		c.UseLoader(jsonx.NoLoader{})
 		meta := map[string]any{
 			"properties": map[string]any{sensitiveKeyword: map[string]any{"type": "boolean"}},
 		}
@@ -58,7 +59,7 @@ func sensitiveVocab() *jsonschema.Vocabulary {
 				}
 				b, ok := v.(bool)
 				if !ok {
-					return nil, fmt.Errorf("%s must be a boolean, got %s", sensitiveKeyword, jsonType(v))
+					return nil, fmt.Errorf("%s must be a boolean, got %s", sensitiveKeyword, jsonx.TypeOf(v))
 				}
 				if !b {
 					return nil, nil
@@ -68,14 +69,6 @@ func sensitiveVocab() *jsonschema.Vocabulary {
 		}
 	})
 	return vocab
-}
-
-// noLoader refuses every URL: a page's schema must never cause a fetch or
-// a file read.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("%s is not loaded: schemas may only refer within themselves", url)
 }
 
 // compiledSchema is one of a tool's schemas, compiled once at registration.
@@ -107,14 +100,14 @@ type compiledSchema struct {
 // jsonschema.UnmarshalJSON) under the name given.
 func compileSchema(doc any, name string, re jsonschema.RegexpEngine) (*compiledSchema, error) {
 	if _, ok := doc.(map[string]any); !ok {
-		return nil, fmt.Errorf("must be an object, got %s", jsonType(doc))
+		return nil, fmt.Errorf("must be an object, got %s", jsonx.TypeOf(doc))
 	}
 	if err := checkSensitiveKeywords(doc, ""); err != nil {
 		return nil, err
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
+	c.UseLoader(jsonx.NoLoader{})
 	if re != nil {
 		c.UseRegexpEngine(re)
 	}
@@ -163,7 +156,7 @@ func checkSensitiveKeywords(v any, at string) error {
 	}
 	if x, ok := obj[sensitiveKeyword]; ok {
 		if _, ok := x.(bool); !ok {
-			return fmt.Errorf("at %s: %s must be a boolean, got %s", orRoot(at), sensitiveKeyword, jsonType(x))
+			return fmt.Errorf("at %s: %s must be a boolean, got %s", orRoot(at), sensitiveKeyword, jsonx.TypeOf(x))
 		}
 	}
 	for k, sub := range obj {
@@ -720,22 +713,4 @@ func escapePointer(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// jsonType names the JSON type of a decoded value.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	default:
-		return "number"
-	}
 }

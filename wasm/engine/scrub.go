@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
 
 // This file holds rule (d): what the view withholds is removed from every
@@ -503,7 +505,7 @@ func (s *scrubber) scrubTree(tr *tree, depth int) string {
 		switch n.kind {
 		case kString:
 			if c, changed := s.scrubDepth(tr.str(i), depth+1); changed {
-				return appendString(b, c)
+				return jsonx.AppendString(b, c)
 			}
 			return append(b, tr.text(i)...)
 		case kObject, kArray:

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
 
 // RiskMetaKey is the namespaced _meta key under which a spotlighted agent
@@ -176,10 +178,10 @@ func appendWrapped(b []byte, marker, text string) []byte {
 // appendRiskMeta appends the RiskMetaKey member and closes _meta and the
 // result.
 func appendRiskMeta(b []byte, malicious bool, marker string) []byte {
-	b = append(appendString(b, RiskMetaKey), `:{"untrustedContent":true,"maliciousActivity":`...)
+	b = append(jsonx.AppendString(b, RiskMetaKey), `:{"untrustedContent":true,"maliciousActivity":`...)
 	b = strconv.AppendBool(b, malicious)
 	b = append(b, `,"marker":`...)
-	return append(appendString(b, marker), "}}}"...)
+	return append(jsonx.AppendString(b, marker), "}}}"...)
 }
 
 // spotlightNotice is the runtime's own text at the head of a spotlighted

@@ -38,6 +38,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
 
 // Annotations is what the runtime reads from a tool's annotations and
@@ -192,7 +194,7 @@ func ParseAnnotations(raw []byte) (*Annotations, []byte, error) {
 		if field := a.boolHint(k); field != nil {
 			b, ok := v.(bool)
 			if !ok {
-				return nil, nil, &Error{"annotations." + k, "must be a boolean, got " + jsonType(v)}
+				return nil, nil, &Error{"annotations." + k, "must be a boolean, got " + jsonx.TypeOf(v)}
 			}
 			*field = &b
 			a.set[k] = true
@@ -202,7 +204,7 @@ func ParseAnnotations(raw []byte) (*Annotations, []byte, error) {
 		case "title":
 			s, ok := v.(string)
 			if !ok {
-				return nil, nil, &Error{"annotations.title", "must be a string, got " + jsonType(v)}
+				return nil, nil, &Error{"annotations.title", "must be a string, got " + jsonx.TypeOf(v)}
 			}
 			a.Title = s
 			a.set[k] = true
@@ -297,7 +299,7 @@ func ParseMeta(raw []byte) (Meta, []byte, error) {
 			}
 			b, ok := v.(bool)
 			if !ok {
-				return m, nil, &Error{key, "must be a boolean, got " + jsonType(v)}
+				return m, nil, &Error{key, "must be a boolean, got " + jsonx.TypeOf(v)}
 			}
 			if k == MetaIdempotent {
 				m.Idempotent = &b
@@ -412,7 +414,7 @@ func decodeObject(raw []byte, what string) (map[string]any, error) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, &Error{what, "must be an object, got " + jsonType(v)}
+		return nil, &Error{what, "must be an object, got " + jsonx.TypeOf(v)}
 	}
 	return obj, nil
 }
@@ -456,30 +458,12 @@ func dataClasses(v any) []DataClass {
 	return out
 }
 
-// jsonType names the JSON type of a decoded value.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	default:
-		return "number"
-	}
-}
-
 // describe names a wrong value: a string quoted, anything else by type.
 func describe(v any) string {
 	if s, ok := v.(string); ok {
 		return strconv.Quote(s)
 	}
-	return jsonType(v)
+	return jsonx.TypeOf(v)
 }
 
 func quoteAll(list []string) string {

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	_ "embed"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
 
 // sep1913Schema is the JSON Schema that SEP-1913 ("Trust and Sensitivity
@@ -43,7 +44,7 @@ func compiledSEP1913() (*jsonschema.Schema, error) {
 		}
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(jsonschema.Draft2020)
-		c.UseLoader(noLoader{})
+		c.UseLoader(jsonx.NoLoader{})
 		if err := c.AddResource(sep1913URL, doc); err != nil {
 			sepErr = err
 			return
@@ -51,13 +52,6 @@ func compiledSEP1913() (*jsonschema.Schema, error) {
 		sepSchema, sepErr = c.Compile(sep1913URL)
 	})
 	return sepSchema, sepErr
-}
-
-// noLoader refuses every URL: the schema refers only within itself.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("%s is not loaded", url)
 }
 
 // validateSEP1913 validates the SEP-1913 members of a tool's annotations

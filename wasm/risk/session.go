@@ -2,6 +2,8 @@ package risk
 
 import (
 	"slices"
+
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
 
 // The bounds of what a session keeps from results and declarations. Past
@@ -52,11 +54,11 @@ type State struct {
 // Clone returns a deep copy of s whose lists are never nil, so they are
 // arrays in JSON.
 func (s State) Clone() State {
-	s.UntrustedFrom = nonNil(slices.Clone(s.UntrustedFrom))
-	s.PrivateData = nonNil(slices.Clone(s.PrivateData))
-	s.PrivateFrom = nonNil(slices.Clone(s.PrivateFrom))
-	s.Attribution = nonNil(slices.Clone(s.Attribution))
-	s.MaliciousFrom = nonNil(slices.Clone(s.MaliciousFrom))
+	s.UntrustedFrom = jsonx.NonNil(slices.Clone(s.UntrustedFrom))
+	s.PrivateData = jsonx.NonNil(slices.Clone(s.PrivateData))
+	s.PrivateFrom = jsonx.NonNil(slices.Clone(s.PrivateFrom))
+	s.Attribution = jsonx.NonNil(slices.Clone(s.Attribution))
+	s.MaliciousFrom = jsonx.NonNil(slices.Clone(s.MaliciousFrom))
 	return s
 }
 
@@ -78,9 +80,9 @@ type RequestAnnotations struct {
 func (s State) Request() RequestAnnotations {
 	return RequestAnnotations{
 		OpenWorldHint:         s.UntrustedContent,
-		Attribution:           nonNil(slices.Clone(s.Attribution)),
+		Attribution:           jsonx.NonNil(slices.Clone(s.Attribution)),
 		MaliciousActivityHint: s.MaliciousActivity,
-		PrivateData:           nonNil(slices.Clone(s.PrivateData)),
+		PrivateData:           jsonx.NonNil(slices.Clone(s.PrivateData)),
 	}
 }
 
@@ -194,11 +196,4 @@ func (s *State) add(list *[]string, v string) {
 		*list = append(*list, v)
 		s.Version++
 	}
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
