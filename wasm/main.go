@@ -82,6 +82,25 @@ func veilCall(op, header, body string) unsafe.Pointer {
 	return unsafe.Pointer(&answer.words)
 }
 
+// browserRand reads the browser's crypto.getRandomValues, the engine's
+// source of randomness (engine.Options.Rand).
+type browserRand struct{}
+
+// maxRandomValues is the most crypto.getRandomValues fills at once.
+const maxRandomValues = 65536
+
+func (browserRand) Read(b []byte) (int, error) {
+	crypto := js.Global().Get("crypto")
+	for p := b; len(p) > 0; {
+		n := min(len(p), maxRandomValues)
+		a := js.Global().Get("Uint8Array").New(n)
+		crypto.Call("getRandomValues", a)
+		js.CopyBytesToGo(p[:n], a)
+		p = p[n:]
+	}
+	return len(b), nil
+}
+
 // address is where s lies in the module's memory.
 func address(s string) uint32 {
 	return uint32(uintptr(unsafe.Pointer(unsafe.StringData(s))))

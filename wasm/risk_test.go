@@ -16,7 +16,7 @@ type decision struct {
 	Outcome string            `json:"outcome"`
 	Rule    string            `json:"rule"`
 	Facts   []json.RawMessage `json:"facts"`
-	Load    map[string]bool   `json:"load"`
+	Load    map[string]any    `json:"load"`
 	Request map[string]any    `json:"request"`
 	Entry   struct {
 		Call    string `json:"call"`
@@ -135,11 +135,11 @@ func TestConfigureOp(t *testing.T) {
 func TestRiskOpsMalformed(t *testing.T) {
 	s := newServer(t)
 	for _, tt := range []struct{ op, header, want string }{
-		{"decide", `{"name":"nope"}`, "NotFoundError"},
+		{"decide", `{"name":"nope"}`, "UnknownError"},
 		{"decide", `{"name":5}`, "TypeError"},
 		{"settle", `{"call":"nope","approved":true}`, "InvalidStateError"},
 		{"settle", `[`, "TypeError"},
-		{"output", `{"name":"x","kind":"refused"}`, "NotFoundError"},
+		{"output", `{"name":"x","kind":"refused"}`, "UnknownError"},
 	} {
 		h, b := s.handle(tt.op, tt.header, "{}")
 		assert.Equal(t, tt.want, errorOf(t, h)["name"], "handle(%q, %s)", tt.op, tt.header)

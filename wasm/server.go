@@ -177,6 +177,7 @@ func (s *server) init(header string) (string, string) {
 		HoldTTL:         time.Duration(hd.HoldTTLms * float64(time.Millisecond)),
 		MaxReferenceTTL: time.Duration(hd.MaxReferenceTTLs * float64(time.Second)),
 		Regexp:          compileRegexp,
+		Rand:            browserRand{},
 	}))
 	return ok, ""
 }

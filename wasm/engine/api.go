@@ -11,6 +11,7 @@
 package engine
 
 import (
+	"io"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -62,6 +63,12 @@ type Options struct {
 	Regexp jsonschema.RegexpEngine
 	// Now is the clock. Nil means time.Now.
 	Now func() time.Time
+	// Rand is the source of randomness that seeds the engine's ids: call
+	// ids, the handles of held items and spotlight markers. It must be
+	// cryptographically strong. Nil means crypto/rand.Reader; under
+	// GOOS=js it must be set (the host passes the browser's
+	// crypto.getRandomValues), and New panics if it is not.
+	Rand io.Reader
 }
 
 // Error is an error the page sees as a JavaScript exception: Name is
@@ -133,7 +140,8 @@ type Result struct {
 	Agent string
 	// Err, when not nil, is what executeTool rejects with.
 	Err *Error
-	// CallID identifies the call's held items.
+	// CallID is the call's id: the one Decide gave it, or the one Output
+	// gave a call it decided itself. Its held items are listed under it.
 	CallID string
 	// Held counts the items held for the user's reveal flow; Engine.Items
 	// lists them (a call can hold thousands, so they are not listed here).
@@ -155,6 +163,10 @@ type Result struct {
 	// answer with its own string, which keeps what a trip through Go's
 	// UTF-8 would not (a lone surrogate).
 	Unchanged bool
+
+	// noticed: Agent is a view the rules wrote, whose first content item
+	// is the runtime's notice of what was withheld.
+	noticed bool
 }
 
 // Revealed is what [Engine.Reveal] hands the user's side.

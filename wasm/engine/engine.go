@@ -27,6 +27,7 @@ type Engine struct {
 	mu    sync.Mutex
 	tools map[string]*tool
 	vault vault
+	ids   ids
 
 	// patternWork is what the current validation may still match with
 	// the page's RegExp (pattern.go). Concurrent validations share it.
@@ -69,6 +70,13 @@ func New(opts *Options) *Engine {
 	if e.opts.Now == nil {
 		e.opts.Now = time.Now
 	}
+	if e.opts.Rand == nil {
+		e.opts.Rand = defaultRand
+	}
+	if e.opts.Rand == nil {
+		panic("engine: Options.Rand must be set under GOOS=js")
+	}
+	e.ids.init(e.opts.Rand)
 	if u, err := url.Parse(e.opts.Origin); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
 		e.origin = &url.URL{Scheme: u.Scheme, Host: u.Host}
 		e.base = e.origin.JoinPath("/")
@@ -98,6 +106,12 @@ const maxNameLength = 128
 
 func typeError(format string, args ...any) *Error {
 	return &Error{Name: "TypeError", Message: fmt.Sprintf(format, args...)}
+}
+
+// noTool is the error of a call of a tool that is not registered, as
+// Chromium's executeTool names it.
+func noTool(name string) *Error {
+	return &Error{Name: "UnknownError", Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}
 }
 
 func stateError(format string, args ...any) *Error {
@@ -274,11 +288,18 @@ func (e *Engine) lookup(name string) *tool {
 // CheckInput validates a call's input, as JSON text, against the tool's
 // inputSchema. The error is a DataError whose message is the JSON of a
 // [Failure] for the first failing location.
-func (e *Engine) CheckInput(name, input string) (err error) {
+func (e *Engine) CheckInput(name, input string) error {
 	t := e.lookup(name)
 	if t == nil {
-		return &Error{Name: "NotFoundError", Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}
+		return noTool(name)
 	}
+	_, err := e.checkInput(t, input)
+	return err
+}
+
+// checkInput validates input against t's inputSchema, and returns the
+// input's tree when it parsed as an object or array, for the policy's use.
+func (e *Engine) checkInput(t *tool, input string) (tr *tree, err error) {
 	e.patternWork.Store(pattern.MaxBacktrackingWork)
 	defer func() {
 		if p := recover(); p != nil {
@@ -286,32 +307,33 @@ func (e *Engine) CheckInput(name, input string) (err error) {
 			if !ok {
 				panic(p)
 			}
-			err = long.inputError(name)
+			tr, err = nil, long.inputError(t.name)
 		}
 	}()
 	// The common case, a valid input, needs neither encoding/json nor the
-	// library's walk: the reader and the fast path (check.go) say so.
-	// Anything else takes the library's road, which words the error.
-	if tr, err := parseTree(input); err == nil && tr.nodes[0].kind >= kArray {
-		if t.input == nil || (t.input.fast != nil && t.input.fast.valid(tr, 0)) {
-			return nil
-		}
+	// library's walk: the reader and the fast path (fastvalidate.go) say
+	// so. Anything else takes the library's road, which words the error.
+	tr, err = parseTree(input)
+	if err != nil || tr.nodes[0].kind < kArray {
+		tr = nil
+	} else if t.input == nil || (t.input.fast != nil && t.input.fast.valid(tr, 0)) {
+		return tr, nil
 	}
 	v, err := jsonschema.UnmarshalJSON(strings.NewReader(input))
 	if err != nil {
-		return typeError("executeTool: the input of tool %q is not valid JSON: %v", name, err)
+		return nil, typeError("executeTool: the input of tool %q is not valid JSON: %v", t.name, err)
 	}
 	switch v.(type) {
 	case map[string]any, []any:
 	default:
-		return typeError("executeTool: the input of tool %q must be an object, got %s", name, jsonx.TypeOf(v))
+		return nil, typeError("executeTool: the input of tool %q must be an object, got %s", t.name, jsonx.TypeOf(v))
 	}
 	if t.input == nil {
-		return nil
+		return tr, nil
 	}
 	if f := t.input.validate(v); f != nil {
 		msg, _ := json.Marshal(f)
-		return &Error{Name: "DataError", Message: string(msg)}
+		return nil, &Error{Name: "DataError", Message: string(msg)}
 	}
-	return nil
+	return tr, nil
 }

@@ -114,7 +114,7 @@ func TestCheckInput(t *testing.T) {
 		{"free", `{"any":true}`, "", Failure{}},
 		{"free", `5`, "TypeError", Failure{}},
 		{"free", `null`, "TypeError", Failure{}},
-		{"missing", `{}`, "NotFoundError", Failure{}},
+		{"missing", `{}`, "UnknownError", Failure{}},
 	}
 	for _, tt := range tests {
 		err := e.CheckInput(tt.tool, tt.input)

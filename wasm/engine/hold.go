@@ -55,9 +55,9 @@ func (w *walker) pointers() ([]string, *Error) {
 	return pointers, nil
 }
 
-// hold keeps the withheld values and the references in the vault, and
-// returns the call's id and how many items it holds.
-func (w *walker) hold(pointers []string) (string, int) {
+// hold keeps the withheld values and the references in the vault, under
+// the call's id, and returns how many items it holds.
+func (w *walker) hold(pointers []string) int {
 	size := 0
 	for _, h := range w.held {
 		size += int(w.tr.nodes[h].end - w.tr.nodes[h].start)
@@ -73,7 +73,7 @@ func (w *walker) hold(pointers []string) (string, int) {
 		labels += len(r.label) + len(r.redeem) + len(r.pointer)
 	}
 	w.e.vault.makeRoom(size+ptrs+labels, w.e.opts.MaxHeldBytes)
-	c := w.e.vault.newCall(w.t.name)
+	c := w.e.vault.newCall(w.call, w.t.name)
 	c.items = make([]heldItem, 0, len(w.held)+len(w.refs))
 	c.buf = make([]byte, 0, size+ptrs)
 	for k, h := range w.held {
@@ -101,7 +101,7 @@ func (w *walker) hold(pointers []string) (string, int) {
 	held := c.live
 	w.e.mu.Unlock()
 
-	return c.id, held
+	return held
 }
 
 func secondsDuration(s float64) time.Duration {

@@ -44,14 +44,17 @@ const (
 func (e *Engine) Output(name string, o Outcome) (res Result) {
 	t := e.lookup(name)
 	if t == nil {
-		return Result{Err: &Error{Name: "NotFoundError", Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}}
+		return Result{Err: noTool(name)}
 	}
 	c, refused := e.startOutput(t, o)
 	if refused != nil {
 		return *refused
 	}
-	t = c.tool
-	defer func() { res = e.finishOutput(c, o, res) }()
+	t, o.Call = c.tool, c.id
+	defer func() {
+		res = e.finishOutput(c, o, res)
+		res.CallID = c.id
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			res = Result{Err: t.failure("the runtime could not process the output")}

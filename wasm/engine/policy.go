@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
-	mrand "math/rand/v2"
+	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,40 +24,34 @@ import (
 // riskState is the engine's policy, the session's trust state and the
 // decision log. It has its own lock, never held with Engine.mu.
 type riskState struct {
-	mu      sync.Mutex
-	policy  *risk.Policy
-	session risk.State
-	log     risk.Log
+	mu     sync.Mutex
+	policy *risk.Policy
+	// settings are the members of the policy's configuration the page
+	// set, as it wrote them.
+	settings map[string]json.RawMessage
+	session  risk.State
+	log      risk.Log
 	// calls are the calls decided and not yet finished: never more than
 	// the policy's MaxCalls, and never dropped, since a call is never
 	// refused after it ran.
 	calls map[string]*decided
-	rng   *mrand.ChaCha8
 }
 
-// decided is a call the policy has decided and whose output is awaited.
+// decided is a call the policy has decided, or will once resolve has
+// run, and whose output is awaited.
 type decided struct {
 	tool  *tool
 	ann   *risk.Annotations // the call's annotations: the tool's, refined
-	state string            // "allowed", "pending", "approved", "declined", "blocked"
+	state string            // "resolving", "allowed", "pending", "approved", "declined"
 	rule  string
+	// sensitive are the pointers of the input's x-sensitive values, kept
+	// for the question while the call waits for its resolution.
+	sensitive []string
 }
 
 func (r *riskState) init() {
 	r.policy, _ = risk.NewPolicy(nil)
 	r.calls = map[string]*decided{}
-	var s [32]byte
-	if err := seed(s[:]); err != nil {
-		panic("engine: no randomness for call ids: " + err.Error())
-	}
-	r.rng = mrand.NewChaCha8(s)
-}
-
-// newID returns 96 random bits, base64url-encoded. r.mu is held.
-func (r *riskState) newID() string {
-	var b [12]byte
-	_, _ = r.rng.Read(b[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // withholds reports whether the policy withholds results of a call with
@@ -76,26 +71,91 @@ func declarationError(name string, err error) error {
 	return typeError("registerTool: the annotations of tool %q are invalid: %v", name, err)
 }
 
-// Configure sets the page's risk policy from the JSON of a [risk.Config].
-// An empty config is the default policy. A malformed one is a TypeError
-// and changes nothing.
+// Configure changes the page's risk policy: config is JSON text of an
+// object with some of the members of a [risk.Config]. A member left out
+// keeps its value; a member set to null gets its default back. A
+// malformed config, or one the policy refuses, is a TypeError and changes
+// nothing.
 func (e *Engine) Configure(config string) error {
-	var c risk.Config
+	var patch map[string]json.RawMessage
 	if strings.TrimSpace(config) != "" {
-		dec := json.NewDecoder(strings.NewReader(config))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return typeError("veil.configure: %v", err)
+		if err := json.Unmarshal([]byte(config), &patch); err != nil || patch == nil {
+			return typeError("veil.configure: the options must be an object")
 		}
+	}
+	rs := &e.risk
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	settings := maps.Clone(rs.settings)
+	if settings == nil {
+		settings = map[string]json.RawMessage{}
+	}
+	for k, v := range patch {
+		if string(v) == "null" {
+			delete(settings, k)
+		} else {
+			settings[k] = v
+		}
+	}
+	c, err := decodeConfig(settings)
+	if err != nil {
+		return err
 	}
 	p, err := risk.NewPolicy(&c)
 	if err != nil {
 		return typeError("veil.configure: %v", err)
 	}
-	e.risk.mu.Lock()
-	e.risk.policy = p
-	e.risk.mu.Unlock()
+	rs.policy, rs.settings = p, settings
 	return nil
+}
+
+// decodeConfig reads the page's settings into a risk.Config, naming a key
+// it does not know, and the key it resembles.
+func decodeConfig(settings map[string]json.RawMessage) (risk.Config, error) {
+	var c risk.Config
+	known := jsonNames(reflect.TypeFor[risk.Config]())
+	for k := range settings {
+		if slices.Contains(known, k) {
+			continue
+		}
+		if near, ok := risk.Resembles(k, known...); ok {
+			return c, typeError("veil.configure: unknown option %q; did you mean %q?", k, near)
+		}
+		return c, typeError("veil.configure: unknown option %q (known: %s)", k, strings.Join(known, ", "))
+	}
+	b, _ := json.Marshal(settings)
+	if err := json.Unmarshal(b, &c); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return c, typeError("veil.configure: %s must be %s, got %s", te.Field, jsonKind(te.Type), te.Value)
+		}
+		return c, typeError("veil.configure: %v", err)
+	}
+	return c, nil
+}
+
+// jsonNames lists the JSON member names of struct type t.
+func jsonNames(t reflect.Type) []string {
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return names
+}
+
+// jsonKind names what a Go type holds, in JSON's words.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int:
+		return "an integer"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Map:
+		return "an object"
+	}
+	return t.String()
 }
 
 // Resolution is what a tool's resolve callback made of one call.
@@ -105,18 +165,28 @@ type Resolution struct {
 	Annotations string
 	// Failed: resolve threw, or returned something that is not an object.
 	Failed bool
+	// Later: the tool has a resolve callback, which runs only on valid
+	// input, so it has not run yet. [Engine.Decide] checks the input and
+	// opens the call with the outcome [Resolving]; [Engine.Resolve]
+	// decides it once resolve has run.
+	Later bool
 }
+
+// Resolving is the outcome of a call opened with Resolution.Later: it
+// waits for [Engine.Resolve].
+const Resolving risk.Outcome = "resolve"
 
 // Decision is the engine's answer to [Engine.Decide].
 type Decision struct {
-	// Call identifies the call: the glue passes it to Settle and, in
-	// Outcome.Call, to Output.
+	// Call identifies the call: the glue passes it to Resolve, to Settle
+	// and, in Outcome.Call, to Output.
 	Call string `json:"call"`
 	risk.Decision
 	// Request is what execute receives as options.annotations.
 	Request risk.RequestAnnotations `json:"request"`
-	// Entry is the call's entry in the decision log.
-	Entry risk.Entry `json:"entry"`
+	// Entry is the call's entry in the decision log; none for a call
+	// that waits for its resolution.
+	Entry *risk.Entry `json:"entry,omitempty"`
 	// Trust is the session's trust state when deciding changed it (a
 	// call that resolve flagged as malicious).
 	Trust *risk.State `json:"trust,omitempty"`
@@ -137,15 +207,58 @@ type Decision struct {
 // returned and the session's trust state. Its errors are CheckInput's.
 // The decision joins the log. A call decided "confirm" waits for
 // [Engine.Settle]; only an allowed or approved call's output reaches the
-// agent.
+// agent. With r.Later, the call is opened instead and waits for
+// [Engine.Resolve].
 func (e *Engine) Decide(name, input string, r Resolution) (Decision, error) {
-	if err := e.CheckInput(name, input); err != nil {
-		return Decision{}, err
-	}
 	t := e.lookup(name)
 	if t == nil {
-		return Decision{}, &Error{Name: "NotFoundError", Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}
+		return Decision{}, noTool(name)
 	}
+	tr, err := e.checkInput(t, input)
+	if err != nil {
+		return Decision{}, err
+	}
+	var sensitive []string
+	if tr != nil {
+		sensitive = t.input.sensitiveInput(tr)
+	}
+	rs := &e.risk
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	// An open call counts against the policy's bounds; with no room, it
+	// is decided now, and blocked.
+	if r.Later && len(rs.calls) < rs.policy.MaxCalls() {
+		id := e.ids.next()
+		rs.calls[id] = &decided{tool: t, state: "resolving", sensitive: sensitive}
+		d := risk.Decision{Outcome: Resolving, Facts: []risk.Fact{}}
+		return Decision{Call: id, Decision: d, Request: rs.session.Request()}, nil
+	}
+	return e.decide(e.ids.next(), t, sensitive, r), nil
+}
+
+// Resolve decides a call that [Engine.Decide] opened with
+// Resolution.Later, from what its resolve callback returned.
+func (e *Engine) Resolve(call string, r Resolution) (Decision, error) {
+	rs := &e.risk
+	rs.mu.Lock()
+	c := rs.calls[call]
+	if c == nil || c.state != "resolving" {
+		rs.mu.Unlock()
+		return Decision{}, stateError("veil: the call is not waiting for its resolution")
+	}
+	delete(rs.calls, call)
+	rs.mu.Unlock()
+	if e.lookup(c.tool.name) != c.tool {
+		return Decision{}, noTool(c.tool.name)
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return e.decide(call, c.tool, c.sensitive, r), nil
+}
+
+// decide decides call id of tool t, and logs the decision. rs.mu is held.
+func (e *Engine) decide(id string, t *tool, sensitive []string, r Resolution) Decision {
+	name := t.name
 	c := risk.Call{Tool: name, Static: t.ann, ResolveFailed: r.Failed}
 	var resolveErr string
 	if raw := strings.TrimSpace(r.Annotations); !r.Failed && raw != "" && raw != "null" {
@@ -159,8 +272,6 @@ func (e *Engine) Decide(name, input string, r Resolution) (Decision, error) {
 	}
 
 	rs := &e.risk
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
 	var trust *risk.State
 	if c.Resolved != nil && c.Resolved.MaliciousActivity != nil && *c.Resolved.MaliciousActivity && rs.session.FlagMalicious(name) {
 		s := rs.session.Clone()
@@ -180,22 +291,19 @@ func (e *Engine) Decide(name, input string, r Resolution) (Decision, error) {
 			d.Facts = append(d.Facts, risk.Fact{Rule: risk.RuleFlood, Source: "session", Key: "confirmationsWaiting", Value: strconv.Itoa(pending)})
 		}
 	}
-	id := rs.newID()
 	entry := risk.Entry{Call: id, Tool: name, Time: e.opts.Now(), Outcome: string(d.Outcome), Rule: d.Rule, Facts: d.Facts}
 	rs.log.Add(entry)
-	res := Decision{Call: id, Decision: d, Request: rs.session.Request(), Entry: entry, Trust: trust, ResolveError: resolveErr}
+	res := Decision{Call: id, Decision: d, Request: rs.session.Request(), Entry: &entry, Trust: trust, ResolveError: resolveErr}
 	switch d.Outcome {
 	case risk.Block:
 		res.Refusal = refusal(name, d.Rule, "blocked").Agent
 	case risk.Confirm:
 		rs.calls[id] = &decided{tool: t, ann: t.ann.Refine(c.Resolved), state: "pending", rule: d.Rule}
-		if tr, err := parseTree(input); err == nil {
-			res.Sensitive = t.input.sensitiveInput(tr)
-		}
+		res.Sensitive = sensitive
 	default:
 		rs.calls[id] = &decided{tool: t, ann: t.ann.Refine(c.Resolved), state: "allowed", rule: d.Rule}
 	}
-	return res, nil
+	return res
 }
 
 // pending counts the calls waiting for the user's answer. r.mu is held.
@@ -243,6 +351,7 @@ func (e *Engine) Decisions() []risk.Entry {
 
 // riskCall is a call as Output sees it.
 type riskCall struct {
+	id   string
 	tool *tool // the registered tool, its sensitiveHint made effective
 	ann  *risk.Annotations
 }
@@ -250,61 +359,64 @@ type riskCall struct {
 // startOutput finds the call o belongs to and checks that it was allowed.
 // It returns the call, or the agent view of a refused one. A call with no
 // id (Output used directly, not through Decide) is decided now, on the
-// tool's own annotations, and refused if the policy would not have
-// allowed it to run.
+// tool's own annotations, given an id, and refused if the policy would
+// not have allowed it to run.
 func (e *Engine) startOutput(t *tool, o Outcome) (riskCall, *Result) {
 	rs := &e.risk
 	if o.Call == "" {
 		if o.Kind == Refused {
 			return riskCall{}, &Result{Err: typeError("executeTool: a refused call of tool %q has no call id", t.name)}
 		}
+		id := e.ids.next()
 		if o.Kind != Returned && o.Kind != Text {
-			return e.effective(t, t.ann), nil
+			return e.effective(id, t, t.ann), nil
 		}
 		rs.mu.Lock()
 		d := rs.policy.Decide(risk.Call{Tool: t.name, Static: t.ann}, &rs.session)
 		if d.Outcome == risk.Confirm || d.Outcome == risk.Block {
-			id := rs.newID()
 			facts := append(d.Facts, risk.Fact{Rule: risk.RuleUndecided, Source: "call", Key: "decision", Value: "none"})
 			rs.log.Add(risk.Entry{Call: id, Tool: t.name, Time: e.opts.Now(), Outcome: "block", Rule: risk.RuleUndecided, Facts: facts})
 			rs.mu.Unlock()
 			r := refusal(t.name, risk.RuleUndecided, "blocked")
-			return riskCall{}, &r
+			r.CallID = id
+			return riskCall{id: id}, &r
 		}
 		rs.mu.Unlock()
-		return e.effective(t, t.ann), nil
+		return e.effective(id, t, t.ann), nil
 	}
 
 	rs.mu.Lock()
 	c := rs.calls[o.Call]
 	delete(rs.calls, o.Call)
 	rs.mu.Unlock()
+	refused := func(r Result) (riskCall, *Result) {
+		r.CallID = o.Call
+		return riskCall{id: o.Call}, &r
+	}
 	switch {
 	case c == nil:
-		return riskCall{}, &Result{Err: &Error{Name: "OperationError", Message: fmt.Sprintf("executeTool: the call of tool %q was not decided, or its output was already given", t.name)}}
+		return refused(Result{Err: &Error{Name: "OperationError", Message: fmt.Sprintf("executeTool: the call of tool %q was not decided, or its output was already given", t.name)}})
 	case c.tool != t:
-		return riskCall{}, &Result{Err: t.failure("the tool was replaced while it ran")}
+		return refused(Result{Err: t.failure("the tool was replaced while it ran")})
 	case o.Kind == Aborted:
-		return e.effective(t, c.ann), nil
+		return e.effective(o.Call, t, c.ann), nil
 	case c.state == "allowed" || c.state == "approved":
 		if o.Kind == Refused {
-			r := refusal(t.name, "", "refused")
-			return riskCall{}, &r
+			return refused(refusal(t.name, "", "refused"))
 		}
-		return e.effective(t, c.ann), nil
+		return e.effective(o.Call, t, c.ann), nil
 	}
 	outcome := c.state
 	if outcome == "pending" {
 		// The user was never asked, or never answered.
 		outcome = "declined"
 	}
-	r := refusal(t.name, c.rule, outcome)
-	return riskCall{}, &r
+	return refused(refusal(t.name, c.rule, outcome))
 }
 
 // effective returns the call: t, or a copy of t whose sensitiveHint is
 // what the policy makes of the call's annotations.
-func (e *Engine) effective(t *tool, a *risk.Annotations) riskCall {
+func (e *Engine) effective(id string, t *tool, a *risk.Annotations) riskCall {
 	// A call's annotations come from resolve, which runs on the agent's
 	// input. They may narrow a declared set of labels (a read_file that
 	// may return credentials or nothing) to some of its members, but never
@@ -314,12 +426,12 @@ func (e *Engine) effective(t *tool, a *risk.Annotations) riskCall {
 		hint = hint || e.withholds(t.ann)
 	}
 	if hint == t.hint {
-		return riskCall{tool: t, ann: a}
+		return riskCall{id: id, tool: t, ann: a}
 	}
 	c := *t
 	c.hint = hint
 	c.declaresAny = hint || (t.output != nil && t.output.anySensitive)
-	return riskCall{tool: &c, ann: a}
+	return riskCall{id: id, tool: &c, ann: a}
 }
 
 // narrows reports whether call's sensitivity labels are some of those the
@@ -411,7 +523,7 @@ func (e *Engine) finishOutput(c riskCall, o Outcome, res Result) (out Result) {
 	spot := rs.policy.Spotlight() && untrusted
 	var marker string
 	if spot || ra.MaliciousActivity {
-		marker = "untrusted-content-" + rs.newID()
+		marker = "untrusted-content-" + e.ids.next()
 	}
 	rs.mu.Unlock()
 
@@ -420,11 +532,11 @@ func (e *Engine) finishOutput(c riskCall, o Outcome, res Result) (out Result) {
 		for strings.Contains(res.Agent, marker) {
 			// Never seen; but a result must not hold its own marker.
 			rs.mu.Lock()
-			marker = "untrusted-content-" + rs.newID()
+			marker = "untrusted-content-" + e.ids.next()
 			rs.mu.Unlock()
 		}
-		raw := o.Kind == Text && res.CallID == ""
-		res.Agent = spotlight(c.tool.name, res.Agent, raw, res.CallID != "", ra.MaliciousActivity, marker)
+		raw := o.Kind == Text && !res.noticed
+		res.Agent = spotlight(c.tool.name, res.Agent, raw, res.noticed, ra.MaliciousActivity, marker)
 		res.Unchanged = false
 	}
 	return res

@@ -195,7 +195,7 @@ func TestOutputRefusals(t *testing.T) {
 	assert.Equal(t, "DataError", ee.Name)
 	_, err = e.Decide("missing", `{}`, Resolution{})
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, "NotFoundError", ee.Name)
+	assert.Equal(t, "UnknownError", ee.Name)
 }
 
 func TestResolve(t *testing.T) {
@@ -294,14 +294,72 @@ func TestSensitivityMapping(t *testing.T) {
 }
 
 func TestConfigureErrors(t *testing.T) {
-	for _, c := range []string{`{"rules":{"trifecta":"ignore"}}`, `{"insecureDisableRules":["resolve"]}`, `{"withhold":["secret"]}`, `{"speed":1}`, `[`} {
-		e := newTestEngine(t)
-		err := e.Configure(c)
-		var ee *Error
-		require.ErrorAs(t, err, &ee, "Configure(%s)", c)
-		assert.Equal(t, "TypeError", ee.Name)
-		assert.True(t, strings.HasPrefix(ee.Message, "veil.configure: "), "Configure(%s): %s", c, ee.Message)
+	tests := []struct{ config, want string }{
+		{`{"rules":{"trifecta":"ignore"}}`, `rules.trifecta: must be "confirm" or "block", got "ignore"`},
+		{`{"insecureDisableRules":["resolve"]}`, `unknown rule "resolve"`},
+		{`{"withhold":["secret"]}`, `unknown sensitivity label "secret"`},
+		{`{"speed":1}`, `unknown option "speed" (known: rules, insecureDisableRules, withhold, private, maxCalls, maxConfirmations, timeoutMs, slowTimeoutMs)`},
+		{`{"timoutMs":1000}`, `unknown option "timoutMs"; did you mean "timeoutMs"?`},
+		{`{"timeoutMs":"1000"}`, `timeoutMs must be an integer, got string`},
+		{`{"timeoutMs":1.5}`, `timeoutMs must be an integer, got number 1.5`},
+		{`{"timeoutMs":0}`, ``},
+		{`{"timeoutMs":-2}`, `timeoutMs: must be a positive number of milliseconds, got -2`},
+		{`{"withhold":"pii"}`, `withhold must be an array, got string`},
+		{`[`, `the options must be an object`},
+		{`[]`, `the options must be an object`},
+		{`null`, `the options must be an object`},
 	}
+	for _, tt := range tests {
+		e := newTestEngine(t)
+		err := e.Configure(tt.config)
+		if tt.want == "" {
+			assert.NoError(t, err, "Configure(%s)", tt.config)
+			continue
+		}
+		var ee *Error
+		require.ErrorAs(t, err, &ee, "Configure(%s)", tt.config)
+		assert.Equal(t, "TypeError", ee.Name)
+		assert.True(t, strings.HasPrefix(ee.Message, "veil.configure: "), "Configure(%s): %s", tt.config, ee.Message)
+		assert.Contains(t, ee.Message, tt.want, "Configure(%s)", tt.config)
+	}
+}
+
+// TestConfigureMerges: each configure changes only the options it names;
+// null gives one its default back; a refused configure changes nothing.
+func TestConfigureMerges(t *testing.T) {
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"t","description":"d","annotations":{"readOnlyHint":true}}`)
+	mustRegister(t, e, `{"name":"pii","description":"d","annotations":{"returnMetadata":{"source":"user","sensitivity":"pii"}}}`)
+	timeout := func() int {
+		t.Helper()
+		d, err := e.Decide("t", `{}`, Resolution{})
+		require.NoError(t, err)
+		e.Output("t", Outcome{Kind: Aborted, Call: d.Call})
+		return d.Load.TimeoutMs
+	}
+	withheld := func() bool {
+		t.Helper()
+		d, err := e.Decide("pii", `{}`, Resolution{})
+		require.NoError(t, err)
+		return e.Output("pii", Outcome{Kind: Text, Data: "Ada Lovelace", Call: d.Call}).Agent != "Ada Lovelace"
+	}
+	assert.Equal(t, risk.DefaultTimeoutMs, timeout(), "the default timeout")
+
+	require.NoError(t, e.Configure(`{"timeoutMs":5000}`))
+	require.NoError(t, e.Configure(`{"withhold":["pii"]}`))
+	assert.Equal(t, 5000, timeout(), "timeoutMs kept when another option is set")
+	assert.True(t, withheld(), "withhold set")
+
+	require.Error(t, e.Configure(`{"timeoutMs":7000,"withhold":["nope"]}`))
+	assert.Equal(t, 5000, timeout(), "a refused configure changes nothing")
+
+	require.NoError(t, e.Configure(`{"timeoutMs":null}`))
+	assert.Equal(t, risk.DefaultTimeoutMs, timeout(), "null restores the default")
+	assert.True(t, withheld(), "withhold kept")
+	require.NoError(t, e.Configure(`{}`))
+	assert.True(t, withheld(), "an empty configure changes nothing")
+	require.NoError(t, e.Configure(`{"withhold":null}`))
+	assert.False(t, withheld(), "withhold back to its default")
 }
 
 var markerRE = regexp.MustCompile(`<(untrusted-content-[A-Za-z0-9_-]+)>`)
@@ -578,4 +636,69 @@ func TestDecisionMarksSensitiveInput(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, risk.Confirm, d.Outcome)
 	assert.Equal(t, []string{"/password", "/keys/0", "/keys/1"}, d.Sensitive)
+}
+
+// TestResolveLater: a tool with a resolve callback gets one call id from
+// the input check to the output; the input is checked once, before
+// resolve runs; the open call waits, counted against the policy's bounds.
+func TestResolveLater(t *testing.T) {
+	e := newTestEngine(t)
+	require.NoError(t, e.Configure(`{"maxCalls":3}`))
+	mustRegister(t, e, `{"name":"del","description":"d","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"token":{"type":"string","x-sensitive":true}},"required":["path"]},"annotations":{"readOnlyHint":true}}`)
+
+	_, err := e.Decide("del", `{}`, Resolution{Later: true})
+	var ee *Error
+	require.ErrorAs(t, err, &ee, "an invalid input is refused before resolve runs")
+	assert.Equal(t, "DataError", ee.Name)
+
+	d, err := e.Decide("del", `{"path":"/tmp/x","token":"tok-1"}`, Resolution{Later: true})
+	require.NoError(t, err)
+	assert.Equal(t, Resolving, d.Outcome)
+	assert.Nil(t, d.Entry, "nothing is logged before the decision")
+	assert.Empty(t, e.Decisions())
+
+	got, err := e.Resolve(d.Call, Resolution{Annotations: `{"destructiveHint":true,"readOnlyHint":false}`})
+	require.NoError(t, err)
+	assert.Equal(t, d.Call, got.Call, "one id from the check to the decision")
+	assert.Equal(t, risk.Confirm, got.Outcome, "resolve's annotations decide")
+	require.NotNil(t, got.Entry)
+	assert.Equal(t, d.Call, got.Entry.Call)
+	assert.Equal(t, []string{"/token"}, got.Sensitive, "the question hides the x-sensitive input")
+
+	_, err = e.Resolve(d.Call, Resolution{})
+	require.ErrorAs(t, err, &ee, "a call is resolved once")
+	assert.Equal(t, "InvalidStateError", ee.Name)
+	_, err = e.Resolve("no-such-call", Resolution{})
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, "InvalidStateError", ee.Name)
+
+	// A failed resolve blocks the call.
+	d2, err := e.Decide("del", `{"path":"a"}`, Resolution{Later: true})
+	require.NoError(t, err)
+	got, err = e.Resolve(d2.Call, Resolution{Failed: true})
+	require.NoError(t, err)
+	assert.Equal(t, risk.Block, got.Outcome)
+	assert.Equal(t, risk.RuleResolve, got.Rule)
+	assert.NotEmpty(t, got.Refusal)
+
+	// Open calls count against maxCalls: the pending question and two
+	// open calls fill it, and the next is declined at once.
+	open1, err := e.Decide("del", `{"path":"a"}`, Resolution{Later: true})
+	require.NoError(t, err)
+	open2, err := e.Decide("del", `{"path":"b"}`, Resolution{Later: true})
+	require.NoError(t, err)
+	full, err := e.Decide("del", `{"path":"c"}`, Resolution{Later: true})
+	require.NoError(t, err)
+	assert.Equal(t, risk.Block, full.Outcome)
+	assert.Equal(t, risk.RuleCapacity, full.Rule)
+
+	// An open call whose tool went away is not decided.
+	e.Unregister("del")
+	_, err = e.Resolve(open1.Call, Resolution{})
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, "UnknownError", ee.Name)
+	mustRegister(t, e, `{"name":"del","description":"d"}`)
+	_, err = e.Resolve(open2.Call, Resolution{})
+	require.ErrorAs(t, err, &ee, "nor one whose tool was replaced")
+	assert.Equal(t, "UnknownError", ee.Name)
 }

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"encoding/base64"
-	mrand "math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,10 +17,6 @@ type vault struct {
 	// order lists call ids, oldest first, for making room; ids of calls
 	// gone since are skipped.
 	order []string
-	// rng makes ids: ChaCha8, seeded once from the platform's
-	// cryptographic source, is a cryptographically strong generator and
-	// costs no call into JavaScript per id.
-	rng *mrand.ChaCha8
 	// epoch is when the vault started; items keep their times as offsets
 	// from it, which keeps the monotonic clock's reading (a change of the
 	// wall clock neither keeps nor drops anything).
@@ -65,23 +59,11 @@ func (k itemKind) String() string { return [...]string{"", "value", "reference"}
 func (v *vault) init(now time.Time) {
 	v.calls = map[string]*heldCall{}
 	v.epoch = now
-	var s [32]byte
-	if err := seed(s[:]); err != nil {
-		panic("engine: no randomness for handles: " + err.Error())
-	}
-	v.rng = mrand.NewChaCha8(s)
 }
 
-// newID returns 128 random bits, base64url-encoded.
-func (v *vault) newID() string {
-	var b [16]byte
-	_, _ = v.rng.Read(b[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
-}
-
-// newCall starts the held items of one call. The engine's lock is held.
-func (v *vault) newCall(tool string) *heldCall {
-	c := &heldCall{id: v.newID(), tool: tool, epoch: v.epoch}
+// newCall starts the held items of call id. The engine's lock is held.
+func (v *vault) newCall(id, tool string) *heldCall {
+	c := &heldCall{id: id, tool: tool, epoch: v.epoch}
 	v.calls[c.id] = c
 	v.order = append(v.order, c.id)
 	return c

@@ -34,6 +34,7 @@ const (
 type walker struct {
 	e        *Engine
 	t        *tool
+	call     string // the call's id, under which its items are held
 	tr       *tree
 	act      []action
 	held     []int // withheld nodes
@@ -92,7 +93,7 @@ func (w *walker) transitions(st *sstate, i int) []transition {
 }
 
 func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
-	w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), set: &scrubSet{}, target: 0}
+	w := &walker{e: e, t: t, call: o.Call, tr: tr, act: make([]action, len(tr.nodes)), set: &scrubSet{}, target: 0}
 	root := &tr.nodes[0]
 	if root.kind == kObject {
 		if c := tr.member(0, "content"); c >= 0 && tr.nodes[c].kind == kArray {
@@ -404,8 +405,8 @@ func (w *walker) build() Result {
 	if err != nil {
 		return Result{Err: err}
 	}
-	id, held := w.hold(pointers)
+	held := w.hold(pointers)
 	b := w.render(pointers)
 	// b is never written again, so the view can share its bytes.
-	return Result{Agent: unsafe.String(unsafe.SliceData(b), len(b)), CallID: id, Held: held, Invalid: w.invalid}
+	return Result{Agent: unsafe.String(unsafe.SliceData(b), len(b)), Held: held, Invalid: w.invalid, noticed: true}
 }

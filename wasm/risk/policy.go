@@ -51,6 +51,11 @@ const (
 	DefaultMaxConfirmations = 8
 	// MaxMaxCalls bounds what MaxCalls can be set to.
 	MaxMaxCalls = 4096
+	// DefaultTimeoutMs is how long a call's execute may run, in
+	// milliseconds, before the call fails; DefaultSlowTimeoutMs the same
+	// for a call with slowExecutionHint.
+	DefaultTimeoutMs     = 120_000
+	DefaultSlowTimeoutMs = 600_000
 )
 
 // Outcome is what a decision says to do with a call.
@@ -93,6 +98,10 @@ type Load struct {
 	// Retry: idempotentHint or mcp.dev/idempotent, and neither false. The
 	// call is retried once after a transient failure.
 	Retry bool `json:"retry"`
+	// TimeoutMs is how long execute may run, in milliseconds, before the
+	// call fails: the policy's timeout, or its slow timeout for a slow
+	// call.
+	TimeoutMs int `json:"timeoutMs"`
 }
 
 // Decision is the policy's answer for one call.
@@ -132,6 +141,12 @@ type Config struct {
 	// more that need one are declined (RuleFlood). Zero means
 	// DefaultMaxConfirmations; at most MaxCalls.
 	MaxConfirmations int `json:"maxConfirmations"`
+	// TimeoutMs is how long a call's execute may run, in milliseconds,
+	// before the call fails. Zero means DefaultTimeoutMs.
+	TimeoutMs int `json:"timeoutMs"`
+	// SlowTimeoutMs is TimeoutMs for a call with slowExecutionHint. Zero
+	// means DefaultSlowTimeoutMs.
+	SlowTimeoutMs int `json:"slowTimeoutMs"`
 }
 
 // The default sensitivity mapping.
@@ -157,6 +172,7 @@ type Policy struct {
 	withhold                           []string
 	private                            []string
 	maxCalls, maxConfirmations         int
+	timeoutMs, slowTimeoutMs           int
 }
 
 // MaxCalls is how many calls may be in progress at once.
@@ -179,6 +195,8 @@ func NewPolicy(c *Config) (*Policy, error) {
 
 		maxCalls:         DefaultMaxCalls,
 		maxConfirmations: DefaultMaxConfirmations,
+		timeoutMs:        DefaultTimeoutMs,
+		slowTimeoutMs:    DefaultSlowTimeoutMs,
 	}
 	if c == nil {
 		return p, nil
@@ -196,6 +214,18 @@ func NewPolicy(c *Config) (*Policy, error) {
 		p.maxConfirmations = c.MaxConfirmations
 	}
 	p.maxConfirmations = min(p.maxConfirmations, p.maxCalls)
+	for _, t := range []struct {
+		key     string
+		got     int
+		setting *int
+	}{{"timeoutMs", c.TimeoutMs, &p.timeoutMs}, {"slowTimeoutMs", c.SlowTimeoutMs, &p.slowTimeoutMs}} {
+		switch {
+		case t.got < 0:
+			return nil, fmt.Errorf("%s: must be a positive number of milliseconds, got %d", t.key, t.got)
+		case t.got > 0:
+			*t.setting = t.got
+		}
+	}
 	for rule, v := range c.Rules {
 		m := p.mode(rule)
 		if m == nil {
@@ -300,7 +330,7 @@ type Call struct {
 // aiProcessing with that outcome names the decision.
 func (p *Policy) Decide(c Call, s *State) Decision {
 	a := c.Static.Refine(c.Resolved)
-	d := Decision{Outcome: Allow, Facts: []Fact{}, Load: load(a)}
+	d := Decision{Outcome: Allow, Facts: []Fact{}, Load: p.load(a)}
 	fire := func(rule string, o Outcome, facts []Fact) {
 		if o == Allow {
 			return
@@ -383,10 +413,14 @@ func privateFacts(s *State) []Fact {
 	return facts
 }
 
-func load(a *Annotations) Load {
+func (p *Policy) load(a *Annotations) Load {
 	idem := []*bool{a.Idempotent, a.Meta.Idempotent}
 	retry := slices.ContainsFunc(idem, is) && !slices.ContainsFunc(idem, func(b *bool) bool { return b != nil && !*b })
-	return Load{Slow: is(a.SlowExecution), Exclusive: is(a.ResourceIntensive), Retry: retry}
+	l := Load{Slow: is(a.SlowExecution), Exclusive: is(a.ResourceIntensive), Retry: retry, TimeoutMs: p.timeoutMs}
+	if l.Slow {
+		l.TimeoutMs = p.slowTimeoutMs
+	}
+	return l
 }
 
 // sendsOut returns the facts that say the tool can send data out of the

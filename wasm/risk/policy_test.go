@@ -168,21 +168,22 @@ func TestDecide(t *testing.T) {
 }
 
 func TestDecideLoad(t *testing.T) {
+	const normal, slow = DefaultTimeoutMs, DefaultSlowTimeoutMs
 	tests := []struct {
 		name, static, resolved string
 		meta                   Meta
 		want                   Load
 	}{
-		{"none", `{}`, "", Meta{}, Load{}},
-		{"slow", `{"slowExecutionHint":true}`, "", Meta{}, Load{Slow: true}},
-		{"slow false", `{"slowExecutionHint":false}`, "", Meta{}, Load{}},
-		{"resource intensive", `{"resourceIntensiveHint":true}`, "", Meta{}, Load{Exclusive: true}},
-		{"idempotentHint", `{"idempotentHint":true}`, "", Meta{}, Load{Retry: true}},
-		{"mcp.dev/idempotent", `{}`, "", Meta{Idempotent: ptr(true)}, Load{Retry: true}},
-		{"idempotent hints disagree: no retry", `{"idempotentHint":true}`, "", Meta{Idempotent: ptr(false)}, Load{}},
-		{"idempotentHint default: no retry", `{"readOnlyHint":true}`, "", Meta{}, Load{}},
-		{"resolve makes one call slow", `{}`, `{"slowExecutionHint":true}`, Meta{}, Load{Slow: true}},
-		{"all three", `{"slowExecutionHint":true,"resourceIntensiveHint":true,"idempotentHint":true}`, "", Meta{}, Load{Slow: true, Exclusive: true, Retry: true}},
+		{"none", `{}`, "", Meta{}, Load{TimeoutMs: normal}},
+		{"slow", `{"slowExecutionHint":true}`, "", Meta{}, Load{Slow: true, TimeoutMs: slow}},
+		{"slow false", `{"slowExecutionHint":false}`, "", Meta{}, Load{TimeoutMs: normal}},
+		{"resource intensive", `{"resourceIntensiveHint":true}`, "", Meta{}, Load{Exclusive: true, TimeoutMs: normal}},
+		{"idempotentHint", `{"idempotentHint":true}`, "", Meta{}, Load{Retry: true, TimeoutMs: normal}},
+		{"mcp.dev/idempotent", `{}`, "", Meta{Idempotent: ptr(true)}, Load{Retry: true, TimeoutMs: normal}},
+		{"idempotent hints disagree: no retry", `{"idempotentHint":true}`, "", Meta{Idempotent: ptr(false)}, Load{TimeoutMs: normal}},
+		{"idempotentHint default: no retry", `{"readOnlyHint":true}`, "", Meta{}, Load{TimeoutMs: normal}},
+		{"resolve makes one call slow", `{}`, `{"slowExecutionHint":true}`, Meta{}, Load{Slow: true, TimeoutMs: slow}},
+		{"all three", `{"slowExecutionHint":true,"resourceIntensiveHint":true,"idempotentHint":true}`, "", Meta{}, Load{Slow: true, Exclusive: true, Retry: true, TimeoutMs: slow}},
 	}
 	p, err := NewPolicy(nil)
 	require.NoError(t, err)
@@ -198,6 +199,17 @@ func TestDecideLoad(t *testing.T) {
 	}
 }
 
+// TestConfiguredTimeouts: the policy's timeouts reach every decision's
+// Load, the slow one for a slow call.
+func TestConfiguredTimeouts(t *testing.T) {
+	p, err := NewPolicy(&Config{TimeoutMs: 1500, SlowTimeoutMs: 9000})
+	require.NoError(t, err)
+	fast := Call{Tool: "t", Static: mustParse(t, `{}`)}
+	slow := Call{Tool: "t", Static: mustParse(t, `{"slowExecutionHint":true}`)}
+	assert.Equal(t, 1500, p.Decide(fast, &State{}).Load.TimeoutMs, "Decide(fast).Load.TimeoutMs")
+	assert.Equal(t, 9000, p.Decide(slow, &State{}).Load.TimeoutMs, "Decide(slow).Load.TimeoutMs")
+}
+
 func TestNewPolicyErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -210,6 +222,8 @@ func TestNewPolicyErrors(t *testing.T) {
 		{"resolve cannot be disabled", Config{InsecureDisableRules: []string{"resolve"}}, `unknown rule "resolve"`},
 		{"unknown withhold label", Config{Withhold: []string{"secret"}}, `unknown sensitivity label "secret"`},
 		{"unknown private label", Config{Private: []string{"PII"}}, `unknown sensitivity label "PII"`},
+		{"negative timeout", Config{TimeoutMs: -1}, `timeoutMs: must be a positive number of milliseconds, got -1`},
+		{"negative slow timeout", Config{SlowTimeoutMs: -5}, `slowTimeoutMs: must be a positive number of milliseconds, got -5`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
