@@ -313,7 +313,7 @@ declare global {
     ontoolcancel: ((this: ModelContext, ev: ToolCancelEvent) => any) | null;
 
     /** 2025 API: unregisters every tool, then registers these. */
-    provideContext(context?: { tools?: ModelContextTool[] }): void;
+    provideContext(context?: { tools?: readonly ModelContextTool[] }): void;
     /** 2025 API: unregisters every tool. */
     clearContext(): void;
     /** 2025 API. */
