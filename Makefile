@@ -29,11 +29,23 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	$(MAKE) test-wasm
+	$(MAKE) test-types
 
 ## test-wasm: the engine and glue under Node (GOOS=js GOARCH=wasm)
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	PATH="$(WASMPATH)" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/...
+
+## test-types: tsc --strict over webmcp.d.ts and the programs in js/types/
+.PHONY: test-types
+test-types: node_modules/.package-lock.json
+	node_modules/.bin/tsc --strict -p js/types
+
+# npm ci installs the pinned TypeScript; npm itself comes from apt-get.
+node_modules/.package-lock.json: package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "installing: npm"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq npm; }
+	npm ci --no-audit --no-fund
 
 ## bench: Go benchmarks, then the browser benchmark against Chromium's own WebMCP
 bench: deps

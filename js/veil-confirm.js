@@ -69,7 +69,7 @@ const explain = (f, trust) => {
 
 /**
  * The sentences a request's facts make, each once.
- * @param {VeilConfirmRequest} request
+ * @param {VeilCallRequest} request
  */
 const reasons = (request) => {
   const out = new Set();
@@ -89,7 +89,7 @@ const INPUT_PREVIEW = 600;
  * The input as the dialog shows it: JSON, with each value the tool's
  * inputSchema marks x-sensitive replaced by a mark, so the user sees what
  * is sent without the dialog showing it on screen.
- * @param {VeilConfirmRequest} request
+ * @param {VeilCallRequest} request
  */
 const inputText = (request) => {
   const copy = structuredClone(request.input ?? {});
@@ -234,7 +234,7 @@ export const confirm = (request) =>
 /**
  * notice tells the user, without asking, that a tool runs: a status
  * message that screen readers announce politely and that goes away.
- * @param {VeilConfirmRequest} request
+ * @param {VeilNoticeRequest} request
  */
 export const notice = (request) => {
   const { el, root } = host();

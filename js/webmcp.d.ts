@@ -5,12 +5,114 @@
 export {};
 
 declare global {
-  /** A JSON Schema, as an object. */
-  type JSONSchema = Record<string, unknown> | boolean;
+  /** The names JSON Schema's `type` keyword takes. */
+  type JSONSchemaTypeName = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';
+
+  /**
+   * A subschema: an object, or true (anything) or false (nothing). A tool's
+   * inputSchema and outputSchema are objects (JSONSchemaObject).
+   */
+  type JSONSchema = JSONSchemaObject | boolean;
+
+  /**
+   * A JSON Schema object, as registerTool takes it: the keywords of draft
+   * 2020-12 (the default), of the earlier drafts a `$schema` may name
+   * (draft-04 to 2019-09), and Veil's `"x-sensitive"`. The keywords are
+   * typed exactly, so that a misspelled one, or an object that is no
+   * schema, is a type error; at run time a key that looks like a
+   * misspelled x-sensitive rejects, and other unknown keywords are ignored,
+   * as JSON Schema says (cast to add one).
+   */
+  interface JSONSchemaObject {
+    $schema?: string;
+    $id?: string;
+    /** draft-04's $id. */
+    id?: string;
+    $anchor?: string;
+    $dynamicAnchor?: string;
+    /** 2019-09. */
+    $recursiveAnchor?: boolean;
+    /** Within the schema only: nothing is ever fetched, and a $ref outside the schema is a TypeError. */
+    $ref?: string;
+    $dynamicRef?: string;
+    /** 2019-09. */
+    $recursiveRef?: string;
+    $defs?: { readonly [name: string]: JSONSchema };
+    /** Before 2019-09. */
+    definitions?: { readonly [name: string]: JSONSchema };
+    $vocabulary?: { readonly [uri: string]: boolean };
+    $comment?: string;
+
+    /**
+     * The values this subschema applies to are sensitive: they are withheld
+     * from agents and held for the user. Only a boolean is valid.
+     */
+    'x-sensitive'?: boolean;
+
+    type?: JSONSchemaTypeName | readonly JSONSchemaTypeName[];
+    enum?: readonly unknown[];
+    const?: unknown;
+    multipleOf?: number;
+    maximum?: number;
+    /** A number; a boolean in draft-04. */
+    exclusiveMaximum?: number | boolean;
+    minimum?: number;
+    /** A number; a boolean in draft-04. */
+    exclusiveMinimum?: number | boolean;
+    maxLength?: number;
+    minLength?: number;
+    /** An ECMA-262 regular expression, as JSON Schema specifies. */
+    pattern?: string;
+    maxItems?: number;
+    minItems?: number;
+    uniqueItems?: boolean;
+    maxContains?: number;
+    minContains?: number;
+    maxProperties?: number;
+    minProperties?: number;
+    required?: readonly string[];
+    dependentRequired?: { readonly [name: string]: readonly string[] };
+    /** Before 2019-09: dependentRequired and dependentSchemas in one. */
+    dependencies?: { readonly [name: string]: JSONSchema | readonly string[] };
+
+    properties?: { readonly [name: string]: JSONSchema };
+    patternProperties?: { readonly [pattern: string]: JSONSchema };
+    additionalProperties?: JSONSchema;
+    propertyNames?: JSONSchema;
+    unevaluatedProperties?: JSONSchema;
+    dependentSchemas?: { readonly [name: string]: JSONSchema };
+    prefixItems?: readonly JSONSchema[];
+    /** A schema; before 2020-12 also an array of them (a tuple). */
+    items?: JSONSchema | readonly JSONSchema[];
+    /** Before 2020-12, with a tuple `items`. */
+    additionalItems?: JSONSchema;
+    unevaluatedItems?: JSONSchema;
+    contains?: JSONSchema;
+    allOf?: readonly JSONSchema[];
+    anyOf?: readonly JSONSchema[];
+    oneOf?: readonly JSONSchema[];
+    not?: JSONSchema;
+    if?: JSONSchema;
+    then?: JSONSchema;
+    else?: JSONSchema;
+
+    format?: string;
+    contentEncoding?: string;
+    contentMediaType?: string;
+    contentSchema?: JSONSchema;
+
+    title?: string;
+    description?: string;
+    default?: unknown;
+    examples?: readonly unknown[];
+    deprecated?: boolean;
+    readOnly?: boolean;
+    writeOnly?: boolean;
+  }
 
   /** SEP-1913's data classes. */
-  type DataClass = 'none' | 'user' | 'pii' | 'financial' | 'credentials' | { regulated: { scopes: string[] } };
-  type OneOrMany<T> = T | T[];
+  type DataClass = 'none' | 'user' | 'pii' | 'financial' | 'credentials' | { regulated: { scopes: readonly string[] } };
+  type OneOrMany<T> = T | readonly T[];
 
   /**
    * A tool's annotations. Every hint is advisory to agents and input to
@@ -22,57 +124,59 @@ declare global {
    * other unknown keys pass through (cast to add one).
    */
   interface ToolAnnotations {
-    title?: string;
+    title?: string | null;
     /** MCP. Default: false. */
-    readOnlyHint?: boolean;
+    readOnlyHint?: boolean | null;
     /** MCP; meaningful when readOnlyHint is false. Default: true. */
-    destructiveHint?: boolean;
+    destructiveHint?: boolean | null;
     /** MCP; one retry after a transient failure. Default: false. */
-    idempotentHint?: boolean;
+    idempotentHint?: boolean | null;
     /** MCP. Default: true. */
-    openWorldHint?: boolean;
+    openWorldHint?: boolean | null;
     /** WebMCP draft: results come from untrusted sources and are spotlighted. */
-    untrustedContentHint?: boolean;
+    untrustedContentHint?: boolean | null;
     /** WebMCP draft: calls need the user's confirmation. */
-    consequentialHint?: boolean;
-    debugging?: boolean;
+    consequentialHint?: boolean | null;
+    /** Not read by the runtime: passed on as given. */
+    debugging?: boolean | null;
     /**
      * The output may carry sensitive values: only what the outputSchema
      * declares non-sensitive, or the text next to secret_reference items,
      * reaches an agent. Default: false.
      */
-    sensitiveHint?: boolean;
+    sensitiveHint?: boolean | null;
     /** SEP-1984 hints: unset means no claim either way. */
-    aiProcessingHint?: boolean;
-    slowExecutionHint?: boolean;
-    resourceIntensiveHint?: boolean;
-    sensitiveDataHint?: boolean;
-    privilegedAccessHint?: boolean;
-    reversibleHint?: boolean;
+    aiProcessingHint?: boolean | null;
+    slowExecutionHint?: boolean | null;
+    resourceIntensiveHint?: boolean | null;
+    sensitiveDataHint?: boolean | null;
+    privilegedAccessHint?: boolean | null;
+    reversibleHint?: boolean | null;
     /** SEP-1913, validated against the SEP's JSON Schema. */
-    maliciousActivityHint?: boolean;
-    attribution?: string[];
+    maliciousActivityHint?: boolean | null;
+    attribution?: readonly string[] | null;
     inputMetadata?: {
       destination: OneOrMany<'ephemeral' | 'system' | 'user' | 'internal' | 'public'>;
       sensitivity: OneOrMany<DataClass>;
       outcomes: OneOrMany<'benign' | 'consequential' | 'irreversible'>;
-    };
+    } | null;
     returnMetadata?: {
       source: OneOrMany<'untrustedPublic' | 'trustedPublic' | 'internal' | 'user' | 'system'>;
       sensitivity: OneOrMany<DataClass>;
-    };
+    } | null;
   }
 
   /**
-   * A tool's _meta; the mcp.dev/ policy hints are checked, and a key that
-   * looks like a misspelled one rejects registerTool. Other keys pass: _meta
-   * carries other conventions' keys too.
+   * A tool's _meta; the mcp.dev/ policy hints are checked (null is the same
+   * as leaving one out), and a key that looks like a misspelled one rejects
+   * registerTool. Other keys pass: _meta carries other conventions' keys
+   * too.
    */
   interface ToolMeta {
-    'mcp.dev/effect'?: 'read' | 'write' | 'delete' | 'external';
-    'mcp.dev/idempotent'?: boolean;
-    'mcp.dev/requiresConfirmation'?: boolean;
-    'mcp.dev/resultSensitivity'?: 'public' | 'internal' | 'confidential' | 'restricted';
+    'mcp.dev/effect'?: 'read' | 'write' | 'delete' | 'external' | null;
+    'mcp.dev/idempotent'?: boolean | null;
+    'mcp.dev/requiresConfirmation'?: boolean | null;
+    'mcp.dev/resultSensitivity'?: 'public' | 'internal' | 'confidential' | 'restricted' | null;
     [key: string]: unknown;
   }
 
@@ -86,7 +190,7 @@ declare global {
     readonly attribution: readonly string[];
     readonly maliciousActivityHint: boolean;
     /** Sensitivity labels of the private data the agent has read. */
-    readonly privateData: readonly string[];
+    readonly privateData: readonly VeilSensitivityLabel[];
   }
 
   interface ToolExecuteCallbackOptions {
@@ -104,14 +208,20 @@ declare global {
     title?: string;
     /** Not empty. */
     description: string;
-    inputSchema?: object;
+    /**
+     * The input's shape; executeTool refuses input it does not match, and
+     * execute gets only input that does. Default: any object.
+     */
+    inputSchema?: JSONSchemaObject;
     /**
      * The result's shape (draft 2020-12 unless $schema says otherwise).
      * `"x-sensitive": true` on a subschema withholds the values it applies to.
      */
-    outputSchema?: object;
-    annotations?: ToolAnnotations;
-    _meta?: ToolMeta;
+    outputSchema?: JSONSchemaObject;
+    /** null is the same as none. */
+    annotations?: ToolAnnotations | null;
+    /** null is the same as none. */
+    _meta?: ToolMeta | null;
     /**
      * Runs the tool. A string result reaches agents as it is, anything else
      * as its JSON.stringify text, less what is sensitive.
@@ -124,12 +234,13 @@ declare global {
      * raised. Nothing (undefined or null) keeps the tool's. If it throws or
      * returns annotations that are not valid, the call is blocked.
      */
-    resolve?: (input: any) => ToolAnnotations | null | undefined | Promise<ToolAnnotations | null | undefined>;
+    resolve?: ((input: any) => ToolAnnotations | null | undefined | Promise<ToolAnnotations | null | undefined>) | null;
   }
 
   interface ModelContextRegisterToolOptions {
     /** Aborting it unregisters the tool. */
     signal?: AbortSignal;
+    /** Not read by Veil. */
     exposedTo?: string[];
   }
 
@@ -137,14 +248,17 @@ declare global {
     signal?: AbortSignal;
   }
 
+  /** A tool as getTools gives it: the definition as registered, normalized, less execute and resolve. */
   interface RegisteredTool {
     name: string;
-    /** getTools gives "" when the tool has none. */
-    title?: string;
+    /** "" when the tool has none. */
+    title: string;
     description: string;
-    inputSchema?: object;
-    outputSchema?: object;
-    annotations?: ToolAnnotations;
+    /** The tool's, or {type: "object", properties: {}} when it gave none. */
+    inputSchema: JSONSchemaObject;
+    outputSchema?: JSONSchemaObject;
+    /** The tool's annotations with every null dropped; MCP's defaults are not written in. */
+    annotations: ToolAnnotations;
     _meta?: ToolMeta;
     window: Window;
     origin: string;
@@ -189,7 +303,7 @@ declare global {
      * DOMException whose message is JSON {path, reason, schemaPath}.
      */
     executeTool(
-      tool: RegisteredTool,
+      tool: Pick<RegisteredTool, 'name' | 'description' | 'window' | 'origin'>,
       input?: object,
       options?: ModelContextExecuteToolOptions,
     ): Promise<string>;
@@ -199,7 +313,7 @@ declare global {
     ontoolcancel: ((this: ModelContext, ev: ToolCancelEvent) => any) | null;
 
     /** 2025 API: unregisters every tool, then registers these. */
-    provideContext(context?: { tools?: ModelContextTool[] }): void;
+    provideContext(context?: { tools?: readonly ModelContextTool[] }): void;
     /** 2025 API: unregisters every tool. */
     clearContext(): void;
     /** 2025 API. */
@@ -263,6 +377,12 @@ declare global {
     pointer: string;
     /** When it is wiped, in milliseconds since the epoch (like Date.now()). */
     expires: number;
+    /**
+     * A reference with a ttl: when that runs out on its server, as RFC 3339
+     * text (new Date(redeemBy) reads it). The item is held at least that
+     * long, so that a late reveal hears "gone" rather than "notfound".
+     */
+    redeemBy?: string;
   }
 
   /**
@@ -306,29 +426,67 @@ declare global {
      * A call withheld values or references; they are held for the user.
      * veil.items(callId) lists them.
      */
-    held: CustomEvent<{ tool: string; callId: string; count: number }>;
+    held: CustomEvent<{ readonly tool: string; readonly callId: string; readonly count: number }>;
     /** veil.forget wiped an item. */
-    forgotten: CustomEvent<{ handle: string }>;
+    forgotten: CustomEvent<{ readonly handle: string }>;
     /** A tool returned secret_reference items that are not valid. */
-    invalidreference: CustomEvent<{ tool: string; reasons: string[] }>;
+    invalidreference: CustomEvent<{ readonly tool: string; readonly reasons: readonly string[] }>;
     /** A result carried _meta keys under dev.veil/, which only the runtime writes; they were removed. */
-    reserved: CustomEvent<{ tool: string; count: number }>;
+    reserved: CustomEvent<{ readonly tool: string; readonly count: number }>;
+    /**
+     * A tool that would run around the engine was taken out of agents'
+     * reach: a <form toolname> (its tool attributes are kept as
+     * data-veil-*), or a tool in the browser's own registry that is not
+     * Veil's mirror. name is the tool's name, as the form or the tool
+     * chose it.
+     */
+    foreigntool: CustomEvent<{ readonly kind: 'form' | 'native'; readonly name: string }>;
     /** A call was decided, or the user answered: its log entry. */
     decision: CustomEvent<VeilDecision>;
     /** The session's trust state changed: the new veil.trust. */
     trustchange: CustomEvent<VeilTrust>;
     /** A result carried maliciousActivityHint. */
-    malicious: CustomEvent<{ tool: string; call: string }>;
+    malicious: CustomEvent<{ readonly tool: string; readonly call: string }>;
     /** veil.calls changed. */
     callchange: Event;
   }
 
+  /**
+   * The sensitivity labels: SEP-1913's data classes (regulated data is
+   * "regulated"), mcp.dev/resultSensitivity's values, and
+   * sensitiveDataHint.
+   */
+  type VeilSensitivityLabel =
+    | 'none'
+    | 'user'
+    | 'pii'
+    | 'financial'
+    | 'credentials'
+    | 'regulated'
+    | 'public'
+    | 'internal'
+    | 'confidential'
+    | 'restricted'
+    | 'sensitiveDataHint';
+
+  /** The rules whose outcome a page can configure (rules) besides turning them off. */
+  type VeilRule = 'malicious' | 'trifecta' | 'consequential';
+
+  /** The rules that can decide a call. */
+  type VeilDecisionRule = VeilRule | 'aiProcessing' | 'resolve' | 'undecided' | 'capacity' | 'flood';
+
   /** Something a rule of the risk policy used: never a value. */
   interface VeilFact {
-    readonly rule: string;
-    /** "tool", "call" (from resolve), "default" (MCP's), "meta" or "session". */
-    readonly source: string;
+    readonly rule: VeilDecisionRule;
+    /**
+     * Where it comes from: the tool's annotations, its resolve ("call"),
+     * MCP's default for a hint the tool left out, its _meta, or the
+     * session.
+     */
+    readonly source: 'tool' | 'call' | 'default' | 'meta' | 'session';
+    /** The hint or state, such as "destructiveHint" or "privateData". */
     readonly key: string;
+    /** The vocabulary's own value, such as "true" or "pii". */
     readonly value: string;
   }
 
@@ -340,8 +498,8 @@ declare global {
     readonly time: string;
     /** "allow", "notice", "confirm" (asking), "block", then "approved" or "declined". */
     readonly outcome: 'allow' | 'notice' | 'confirm' | 'block' | 'approved' | 'declined';
-    /** "trifecta", "consequential", "malicious", "aiProcessing", "resolve" or "undecided"; absent when allowed. */
-    readonly rule?: string;
+    /** The rule that decided; absent when allowed. */
+    readonly rule?: VeilDecisionRule;
     readonly facts: readonly VeilFact[];
   }
 
@@ -349,7 +507,7 @@ declare global {
   interface VeilTrust {
     readonly untrustedContent: boolean;
     readonly untrustedFrom: readonly string[];
-    readonly privateData: readonly string[];
+    readonly privateData: readonly VeilSensitivityLabel[];
     readonly privateFrom: readonly string[];
     readonly attribution: readonly string[];
     readonly attributionDropped: number;
@@ -358,26 +516,37 @@ declare global {
     readonly version: number;
   }
 
-  /** What a confirmation or notice handler is asked. */
-  interface VeilConfirmRequest {
+  /** What a notice or confirmation handler is told of a call. Frozen. */
+  interface VeilCallRequest {
     readonly call: string;
     readonly tool: string;
+    /** The tool's title, else its annotations' title, else its name. */
     readonly title: string;
     readonly description: string;
-    readonly rule: string;
+    readonly rule: VeilDecisionRule;
     readonly facts: readonly VeilFact[];
     readonly trust: VeilTrust | null;
     /**
-     * The call's exact input, frozen: what execute gets if the user
-     * approves. Show it: the same tool with other arguments is another
-     * question.
+     * The call's exact input, frozen: what execute gets. Show it: the same
+     * tool with other arguments is another question.
      */
     readonly input: any;
     /** JSON Pointers of the input's values that the inputSchema marks x-sensitive: show them masked. */
     readonly sensitive: readonly string[];
+  }
+
+  /** What a notice handler is told: a call runs, and why the user should know. */
+  interface VeilNoticeRequest extends VeilCallRequest {
+    /** consequential: a reversible destructive tool or consequential outcomes; aiProcessing. */
+    readonly rule: 'consequential' | 'aiProcessing';
+  }
+
+  /** What a confirmation handler is asked. */
+  interface VeilConfirmRequest extends VeilCallRequest {
+    readonly rule: VeilRule;
     /** How many other questions wait after this one (veil.declinePending declines them). */
     readonly waiting: number;
-    /** Aborts when the agent gives up on the call: close the question. */
+    /** Aborts when the agent gives up on the call: close the question. Absent when the caller gave no signal. */
     readonly signal?: AbortSignal;
   }
 
@@ -392,36 +561,40 @@ declare global {
     readonly since: number;
   }
 
-  type VeilRule = 'malicious' | 'trifecta' | 'consequential';
-
+  /**
+   * veil.configure's options. Keys left out keep their value; null
+   * restores the default. The lists add to the defaults, which nothing
+   * removes.
+   */
   interface VeilConfig {
     /**
-     * Asks the user whether a call may run; only a resolved true approves.
-     * null restores the built-in dialog.
+     * Asks the user whether a call may run; only a resolved true approves,
+     * anything else (a throw included) declines. Default: the built-in
+     * dialog.
      */
     confirm?: ((request: VeilConfirmRequest) => boolean | Promise<boolean>) | null;
     /**
      * Tells the user that a call runs (a reversible destructive tool, an AI
-     * tool while the session holds private data). null restores the
-     * built-in notice.
+     * tool while the session holds private data). Default: the built-in
+     * notice.
      */
-    notice?: ((request: VeilConfirmRequest) => void) | null;
-    /** How long execute may take. Default: 120000. */
+    notice?: ((request: VeilNoticeRequest) => void) | null;
+    /** How long execute may take, in ms; positive. Default: 120000. */
     timeoutMs?: number | null;
     /** The same, for slowExecutionHint tools. Default: 600000. */
     slowTimeoutMs?: number | null;
-    /** Makes a rule block instead of asking. */
-    rules?: Partial<Record<VeilRule, 'confirm' | 'block'>>;
-    /** Turns rules off. */
-    insecureDisableRules?: (VeilRule | 'aiProcessing' | 'spotlight')[];
+    /** Makes a rule block instead of asking. Default: each asks ("confirm"). */
+    rules?: { readonly [R in VeilRule]?: 'confirm' | 'block' } | null;
+    /** Turns rules off. Default: none. */
+    insecureDisableRules?: readonly (VeilRule | 'aiProcessing' | 'spotlight')[] | null;
     /** Sensitivity labels withheld like sensitiveHint, besides credentials and restricted. */
-    withhold?: string[];
+    withhold?: readonly VeilSensitivityLabel[] | null;
     /** Sensitivity labels that mark private data, besides pii, financial, regulated, confidential and sensitiveDataHint. */
-    private?: string[];
+    private?: readonly VeilSensitivityLabel[] | null;
     /** Calls in progress at once; more are declined before they run (rule "capacity"). Default: 64, at most 4096. */
-    maxCalls?: number;
+    maxCalls?: number | null;
     /** Calls waiting for the user's answer; more that need one are declined (rule "flood"). Default: 8, at most maxCalls. */
-    maxConfirmations?: number;
+    maxConfirmations?: number | null;
   }
 
   /** An agent path: a way tool output leaves the runtime. */
@@ -457,7 +630,7 @@ declare global {
     forget(handle: string): Promise<boolean>;
 
     /** Configures the risk policy; rejects with a TypeError for a bad option. */
-    configure(options: VeilConfig): Promise<void>;
+    configure(options?: VeilConfig): Promise<void>;
     /** The session's trust state; null until the engine answers. */
     readonly trust: VeilTrust | null;
     /** The calls in progress. */
@@ -467,15 +640,26 @@ declare global {
     /** Declines every call waiting to be put to the user, and returns how many. */
     declinePending(): number;
 
+    // Only the namespace's own events: a name it never fires is a type error.
     addEventListener<K extends keyof VeilEventMap>(
       type: K,
       listener: (this: Veil, ev: VeilEventMap[K]) => any,
       options?: boolean | AddEventListenerOptions,
     ): void;
     addEventListener(
-      type: string,
-      listener: EventListenerOrEventListenerObject,
+      type: keyof VeilEventMap,
+      listener: EventListenerOrEventListenerObject | null,
       options?: boolean | AddEventListenerOptions,
+    ): void;
+    removeEventListener<K extends keyof VeilEventMap>(
+      type: K,
+      listener: (this: Veil, ev: VeilEventMap[K]) => any,
+      options?: boolean | EventListenerOptions,
+    ): void;
+    removeEventListener(
+      type: keyof VeilEventMap,
+      listener: EventListenerOrEventListenerObject | null,
+      options?: boolean | EventListenerOptions,
     ): void;
   }
 
