@@ -93,14 +93,17 @@ type Case struct {
 	// runs natively too.
 	Browser string
 
+	// Absent and Present are the lines of absent and present.
 	Absent, Present []string
 	// Error is the name of the error the call rejects with; empty when it
 	// resolves.
 	Error string
-	// Withheld is nil when the case does not say.
-	Withheld    []string
+	// Withheld is the JSON Pointers the view lists as withheld; nil when
+	// the case does not say.
+	Withheld []string
+	// Passthrough: the agent gets what Chromium's own executeTool gives.
 	Passthrough bool
-	// View is nil when the case has none yet.
+	// View is the exact view; nil when the case has none yet.
 	View *string
 	// Skip maps a path the case cannot be observed on to the reason.
 	Skip map[string]string
