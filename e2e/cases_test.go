@@ -1,15 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -21,196 +15,35 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/veilmcp/veil/e2e/corpus"
 	"github.com/veilmcp/veil/wasm/leakcheck"
 )
 
 // update rewrites the view files of the data cases from what the runtime
-// gives, as go-sdk's conformance tests do.
+// gives, as go-sdk's conformance tests do. The engine's own test
+// (wasm/engine) has the same flag for the cases it runs natively.
 var update = flag.Bool("update", false, "rewrite the view expectations of testdata/cases from the runtime's answers")
 
-// casesDir holds the data cases, one txtar archive per case.
+// casesDir holds the data cases, one txtar archive per case, in the
+// format package corpus reads and documents. The engine's test replays
+// the cases that need no browser natively; this suite replays them all.
 const casesDir = "testdata/cases"
 
 // metaKey is the _meta member under which Veil lists what it withheld.
 const metaKey = "dev.veil/withheld"
 
-// A dataCase is one file of testdata/cases. Its comment says what the case
-// guards against; its files are:
-//
-//	tool         a JavaScript expression for the tool, without execute; name
-//	             and description default to the file name and a stock text
-//	input        the input, as JSON (default {})
-//	returns      a JavaScript expression for what execute returns (it may
-//	             use input, and fixture; a Promise is awaited as a page's
-//	             would be)
-//	fixture      text an encoder wrote (Python's json.dumps, Go's
-//	             json.Marshal), which returns and throws read as the
-//	             string fixture; TestFixtures checks it is what the
-//	             encoder writes
-//	throws       a JavaScript expression for what execute throws
-//	absent       strings, one per line, that must not be anywhere in what
-//	             an agent gets, in any form a reader decodes (package
-//	             leakcheck): the view, the error, and the page's console
-//	present      strings, one per line, that must be in the view, raw or
-//	             decoded
-//	error        the name of the error the call rejects with
-//	withheld     the JSON Pointers the view lists as withheld, as a JSON
-//	             array; the view must then be a CallToolResult whose first
-//	             content item is the notice
-//	passthrough  (empty) the agent gets exactly what Chromium's own
-//	             executeTool gives for the same tool, code unit for code unit
-//	view         the exact view Veil gives, rewritten by -update
-//
-// A line of absent or present that starts and ends with a double quote is a
-// Go string literal, for strings with spaces at their ends or escapes.
-type dataCase struct {
-	name        string
-	file        string
-	arc         *archive
-	tool        string
-	input       string
-	returns     *string
-	throws      *string
-	fixture     *string
-	absent      []string
-	present     []string
-	errName     string
-	withheld    []string // nil when the case does not say
-	passthrough bool
-	view        *string
-	// skip maps a path the case cannot be observed on to the reason, from
-	// lines "path: reason" in the file skip-paths.
-	skip map[string]string
-}
-
-var caseFiles = []string{"tool", "input", "returns", "throws", "fixture", "absent", "present", "error", "withheld", "passthrough", "view", "skip-paths"}
-
-// toolNameRE is what the draft allows in a tool name.
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-
 // loadCases reads every case of testdata/cases.
-func loadCases(t *testing.T) []*dataCase {
+func loadCases(t *testing.T) []*corpus.Case {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(casesDir, "*.txtar"))
+	cases, err := corpus.Load(casesDir)
 	require.NoError(t, err)
-	require.NotEmpty(t, files, "no cases in %s", casesDir)
-	var cases []*dataCase
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		require.NoError(t, err)
-		c, err := parseCase(file, string(b))
-		require.NoError(t, err, "case %s", file)
-		cases = append(cases, c)
-	}
 	return cases
 }
 
-func parseCase(file, text string) (*dataCase, error) {
-	c := &dataCase{file: file, name: strings.TrimSuffix(filepath.Base(file), ".txtar"), arc: parseArchive(text)}
-	if !toolNameRE.MatchString(c.name) {
-		return nil, fmt.Errorf("the file name %q is not a valid tool name", c.name)
-	}
-	if strings.TrimSpace(c.arc.comment) == "" {
-		return nil, fmt.Errorf("the case does not open with what it guards against")
-	}
-	seen := map[string]bool{}
-	for _, f := range c.arc.files {
-		if !slices.Contains(caseFiles, f.name) {
-			return nil, fmt.Errorf("unknown file %q (want one of %v)", f.name, caseFiles)
-		}
-		if seen[f.name] {
-			return nil, fmt.Errorf("file %q twice", f.name)
-		}
-		seen[f.name] = true
-	}
-	var ok bool
-	if c.tool, ok = c.arc.file("tool"); !ok {
-		return nil, fmt.Errorf("no tool file")
-	}
-	c.input, _ = c.arc.file("input")
-	if strings.TrimSpace(c.input) == "" {
-		c.input = "{}"
-	}
-	var input bytes.Buffer
-	if err := json.Compact(&input, []byte(c.input)); err != nil {
-		return nil, fmt.Errorf("input is not JSON: %w", err)
-	}
-	c.input = input.String()
-	if s, ok := c.arc.file("returns"); ok {
-		c.returns = &s
-	}
-	if s, ok := c.arc.file("throws"); ok {
-		c.throws = &s
-	}
-	if c.returns != nil && c.throws != nil {
-		return nil, fmt.Errorf("both returns and throws")
-	}
-	if s, ok := c.arc.file("fixture"); ok {
-		s = strings.TrimSuffix(s, "\n")
-		c.fixture = &s
-	}
-	var err error
-	if c.absent, err = lines(c.arc, "absent"); err != nil {
-		return nil, err
-	}
-	if c.present, err = lines(c.arc, "present"); err != nil {
-		return nil, err
-	}
-	if s, ok := c.arc.file("error"); ok {
-		c.errName = strings.TrimSpace(s)
-	}
-	if s, ok := c.arc.file("withheld"); ok {
-		c.withheld = []string{}
-		if err := json.Unmarshal([]byte(s), &c.withheld); err != nil {
-			return nil, fmt.Errorf("withheld is not a JSON array of strings: %w", err)
-		}
-	}
-	_, c.passthrough = c.arc.file("passthrough")
-	skips, err := lines(c.arc, "skip-paths")
-	if err != nil {
-		return nil, err
-	}
-	for _, l := range skips {
-		path, reason, ok := strings.Cut(l, ":")
-		if !ok || strings.TrimSpace(reason) == "" {
-			return nil, fmt.Errorf("skip-paths: want lines \"path: reason\", got %q", l)
-		}
-		if c.skip == nil {
-			c.skip = map[string]string{}
-		}
-		c.skip[strings.TrimSpace(path)] = strings.TrimSpace(reason)
-	}
-	if s, ok := c.arc.file("view"); ok {
-		s = strings.TrimSuffix(s, "\n")
-		c.view = &s
-	}
-	if c.errName != "" && (c.passthrough || c.view != nil || c.withheld != nil || len(c.present) > 0) {
-		return nil, fmt.Errorf("a case that expects an error has no view, withheld, present or passthrough")
-	}
-	return c, nil
-}
-
-func lines(a *archive, name string) ([]string, error) {
-	s, _ := a.file(name)
-	var out []string
-	for line := range strings.Lines(s) {
-		line = strings.TrimSuffix(line, "\n")
-		if line == "" {
-			continue
-		}
-		if len(line) >= 2 && line[0] == '"' && line[len(line)-1] == '"' {
-			u, err := strconv.Unquote(line)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w: %s", name, err, line)
-			}
-			line = u
-		}
-		out = append(out, line)
-	}
-	return out, nil
-}
-
-// pageSpec is what conformance.js needs of a case.
+// pageSpec is what conformance.js needs of a case: its tool and what
+// execute returns or throws, as JavaScript expressions. JSON files are
+// handed over as JSON.parse of their text, as the engine's test reads
+// them.
 type pageSpec struct {
 	Name        string  `json:"name"`
 	Tool        string  `json:"tool"`
@@ -221,8 +54,18 @@ type pageSpec struct {
 	Passthrough bool    `json:"passthrough"`
 }
 
-func (c *dataCase) spec() pageSpec {
-	return pageSpec{c.name, c.tool, c.input, c.returns, c.throws, c.fixture, c.passthrough}
+func spec(c *corpus.Case) pageSpec {
+	returns := c.ReturnsJS
+	if c.Returns != nil {
+		s := jsonParse(*c.Returns)
+		returns = &s
+	}
+	return pageSpec{c.Name, jsonParse(c.Definition()), c.Input, returns, c.ThrowsJS, c.Fixture, c.Passthrough}
+}
+
+// jsonParse is a JavaScript expression for the value of a JSON text.
+func jsonParse(text string) string {
+	return "JSON.parse(" + js(text) + ")"
 }
 
 // callResult is one call of one case's tool through one agent path.
@@ -293,20 +136,20 @@ func TestCases(t *testing.T) {
 		t.Run(run.name, func(t *testing.T) {
 			got := runCases(t, run, cases)
 			for _, c := range cases {
-				t.Run(c.name, func(t *testing.T) {
-					if e, ok := got.registerErrs[c.name]; ok {
+				t.Run(c.Name, func(t *testing.T) {
+					if e, ok := got.registerErrs[c.Name]; ok {
 						t.Fatalf("registerTool: %s: %s", e.Name, e.Message)
 					}
 					for _, path := range got.paths {
 						t.Run(path, func(t *testing.T) {
-							if reason, ok := c.skip[path]; ok {
+							if reason, ok := c.Skip[path]; ok {
 								t.Skip(reason)
 							}
-							r := got.results[path][c.name]
+							r := got.results[path][c.Name]
 							require.NotNil(t, r, "no result")
-							checkCall(t, c, path, r, got.oracle[c.name])
+							checkCall(t, c, path, r, got.oracle[c.Name])
 							if path == pathDocument && r.OK && r.WellFormed {
-								views[c.name] = r.Value
+								views[c.Name] = r.Value
 							}
 						})
 					}
@@ -317,16 +160,16 @@ func TestCases(t *testing.T) {
 	}
 	if *update {
 		for _, c := range cases {
-			v, ok := views[c.name]
-			if !ok || c.errName != "" {
+			v, ok := views[c.Name]
+			if !ok || c.Error != "" {
 				continue
 			}
-			if c.view != nil && *c.view == v {
+			if c.View != nil && *c.View == v {
 				continue
 			}
-			c.arc.set("view", v+"\n")
-			require.NoError(t, os.WriteFile(c.file, c.arc.format(), 0o644))
-			t.Logf("updated %s", c.file)
+			c.Set("view", v+"\n")
+			require.NoError(t, c.Write())
+			t.Logf("updated %s", c.File)
 		}
 	}
 }
@@ -343,7 +186,7 @@ type caseRun struct {
 
 // runCases opens the conformance page of the run, registers every case's
 // tool and calls each through every path.
-func runCases(t *testing.T, run pageRun, cases []*dataCase) *caseRun {
+func runCases(t *testing.T, run pageRun, cases []*corpus.Case) *caseRun {
 	tb := openTab(t, run.b())
 	if run.native {
 		// Chromium logs every failed tool; the console check below makes
@@ -359,7 +202,7 @@ func runCases(t *testing.T, run pageRun, cases []*dataCase) *caseRun {
 	specs := make([]pageSpec, len(cases))
 	names := make([]string, len(cases))
 	for i, c := range cases {
-		specs[i], names[i] = c.spec(), c.name
+		specs[i], names[i] = spec(c), c.Name
 	}
 	got := &caseRun{results: map[string]map[string]*callResult{}}
 	got.registerErrs = eval[map[string]jsError](tb, `conformance.load(`+js(specs)+`)`)
@@ -399,7 +242,7 @@ func runCases(t *testing.T, run pageRun, cases []*dataCase) *caseRun {
 // strict decoder refuses, and an agent that reads the protocol with a
 // lenient one gets it. The page then judges each output, code unit for
 // code unit (see conformance.devtools).
-func (tb *tab) invokeAll(cases []*dataCase) map[string]*callResult {
+func (tb *tab) invokeAll(cases []*corpus.Case) map[string]*callResult {
 	tb.t.Helper()
 	frame, err := chromedp.Call(tb.ctx, page.GetFrameTree, cdp.Empty{})
 	require.NoError(tb.t, err, "Page.getFrameTree")
@@ -410,16 +253,16 @@ func (tb *tab) invokeAll(cases []*dataCase) map[string]*callResult {
 	out := map[string]*callResult{}
 	outputs := map[string]string{}
 	for _, c := range cases {
-		if _, ok := c.skip[pathDevTools]; ok {
+		if _, ok := c.Skip[pathDevTools]; ok {
 			continue
 		}
 		res, err := chromedp.Call(tb.ctx, webmcp.InvokeTool, webmcp.InvokeToolParams{
 			FrameID:  frame.FrameTree.Frame.ID,
-			ToolName: c.name,
-			Input:    jsonv2.Value(c.input),
+			ToolName: c.Name,
+			Input:    jsonv2.Value(c.Input),
 		})
 		if err != nil {
-			out[c.name] = &callResult{Error: &jsError{Name: "DevToolsError", Message: err.Error()}}
+			out[c.Name] = &callResult{Error: &jsError{Name: "DevToolsError", Message: err.Error()}}
 			continue
 		}
 		for {
@@ -429,7 +272,7 @@ func (tb *tab) invokeAll(cases []*dataCase) map[string]*callResult {
 				require.True(tb.t, ok, "the WebMCP.toolResponded events ended")
 				raw = v
 			case <-tb.ctx.Done():
-				require.NoError(tb.t, tb.ctx.Err(), "waiting for WebMCP.toolResponded of %q", c.name)
+				require.NoError(tb.t, tb.ctx.Err(), "waiting for WebMCP.toolResponded of %q", c.Name)
 			}
 			// encoding/json takes a lone surrogate escape; Output keeps
 			// the bytes.
@@ -447,11 +290,11 @@ func (tb *tab) invokeAll(cases []*dataCase) map[string]*callResult {
 			if r.OK {
 				// The output as JSON: see assertDevToolsOutput.
 				r.Value = string(ev.Output)
-				outputs[c.name] = r.Value
+				outputs[c.Name] = r.Value
 			} else {
 				r.Error = &jsError{Name: ev.Status, Message: ev.ErrorText}
 			}
-			out[c.name] = r
+			out[c.Name] = r
 			break
 		}
 	}
@@ -466,7 +309,7 @@ func (tb *tab) invokeAll(cases []*dataCase) map[string]*callResult {
 }
 
 // checkCall checks one call of a case's tool through one path.
-func checkCall(t *testing.T, c *dataCase, path string, r *callResult, o oracleResult) {
+func checkCall(t *testing.T, c *corpus.Case, path string, r *callResult, o oracleResult) {
 	// What an agent could read of the call: for the DevTools path, the
 	// whole event, exception and all.
 	seen := r.Value
@@ -476,12 +319,12 @@ func checkCall(t *testing.T, c *dataCase, path string, r *callResult, o oracleRe
 	if r.event != "" {
 		seen = r.event
 	}
-	for _, s := range c.absent {
-		assertWithheld(t, seen, s, c.name+" through "+path)
+	for _, s := range c.Absent {
+		assertWithheld(t, seen, s, c.Name+" through "+path)
 	}
 
-	if c.errName != "" {
-		require.False(t, r.OK, "got %q, want the call to fail with %s", r.Value, c.errName)
+	if c.Error != "" {
+		require.False(t, r.OK, "got %q, want the call to fail with %s", r.Value, c.Error)
 		switch path {
 		case pathNative:
 			// Chromium reports every failed tool as this one error.
@@ -489,9 +332,9 @@ func checkCall(t *testing.T, c *dataCase, path string, r *callResult, o oracleRe
 		case pathDevTools:
 			assert.Equal(t, string(webmcp.InvocationStatusError), r.Error.Name, "status of WebMCP.toolResponded")
 		default:
-			assert.Equal(t, c.errName, r.Error.Name, "error: %s", r.Error.Message)
+			assert.Equal(t, c.Error, r.Error.Name, "error: %s", r.Error.Message)
 		}
-		if c.errName == "DataError" || c.errName == "TypeError" {
+		if c.Error == "DataError" || c.Error == "TypeError" {
 			assert.Zero(t, r.Calls, "execute ran for input the call refused")
 		}
 		return
@@ -502,17 +345,17 @@ func checkCall(t *testing.T, c *dataCase, path string, r *callResult, o oracleRe
 		assert.Equal(t, 1, r.Calls, "calls of execute")
 	}
 
-	for _, s := range c.present {
-		if _, ok := findSecret(r.Value, s, 0); !ok {
+	for _, s := range c.Present {
+		if !corpus.Present(r.Value, s) {
 			assert.Fail(t, "a value the agent must get is missing", "%q not in the view %q", s, r.Value)
 		}
 	}
 
-	if c.passthrough {
+	if c.Passthrough {
 		checkPassthrough(t, path, r, o)
 	}
 
-	if c.withheld != nil {
+	if c.Withheld != nil {
 		view := r.Value
 		if path == pathDevTools {
 			view = devToolsText(r.Value)
@@ -520,11 +363,11 @@ func checkCall(t *testing.T, c *dataCase, path string, r *callResult, o oracleRe
 		checkNotice(t, c, view)
 	}
 
-	if c.view != nil && conformanceTarget == "" && r.WellFormed {
+	if c.View != nil && conformanceTarget == "" && r.WellFormed {
 		if path == pathDevTools {
-			assertDevToolsOutput(t, *c.view, r.Value, "the view (run with -update to accept a change)")
+			assertDevToolsOutput(t, *c.View, r.Value, "the view (run with -update to accept a change)")
 		} else {
-			assert.Equal(t, *c.view, r.Value, "the view (run with -update to accept a change)")
+			assert.Equal(t, *c.View, r.Value, "the view (run with -update to accept a change)")
 		}
 	}
 }
@@ -550,7 +393,7 @@ func checkPassthrough(t *testing.T, path string, r *callResult, o oracleResult) 
 // checkNotice checks rule (f): what was withheld is said, in a
 // CallToolResult whose first content item is the notice, and listed as
 // JSON Pointers in _meta.
-func checkNotice(t *testing.T, c *dataCase, view string) {
+func checkNotice(t *testing.T, c *corpus.Case, view string) {
 	var res struct {
 		Content []struct {
 			Type string `json:"type"`
@@ -566,7 +409,7 @@ func checkNotice(t *testing.T, c *dataCase, view string) {
 	for _, placeholder := range []string{"[hidden]", "[redacted]", "***"} {
 		assert.NotContains(t, lower, placeholder, "a placeholder a model may take for the value")
 	}
-	if len(c.withheld) > 0 {
+	if len(c.Withheld) > 0 {
 		assert.Contains(t, res.Content[0].Text, "withheld", "the notice says values were withheld")
 		assert.Contains(t, res.Content[0].Text, "reveal", "the notice says the user can reveal them")
 	}
@@ -588,17 +431,17 @@ func checkNotice(t *testing.T, c *dataCase, view string) {
 	if meta.Withheld == nil {
 		meta.Withheld = []string{}
 	}
-	assert.Equal(t, c.withheld, meta.Withheld, "the withheld pointers")
+	assert.Equal(t, c.Withheld, meta.Withheld, "the withheld pointers")
 }
 
 // checkConsole fails for any console message that carries a string a case
 // withholds: agents that drive a browser read the console too.
-func checkConsole(t *testing.T, console []string, cases []*dataCase) {
+func checkConsole(t *testing.T, console []string, cases []*corpus.Case) {
 	for _, text := range console {
 		for _, c := range cases {
-			for _, s := range c.absent {
+			for _, s := range c.Absent {
 				if where, found := leakcheck.Find(text, s); found {
-					t.Errorf("case %s: %q is in %s of the page's console: %s", c.name, s, where, text)
+					t.Errorf("case %s: %q is in %s of the page's console: %s", c.Name, s, where, text)
 				}
 			}
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/e2e/corpus"
 )
 
 // A fixture is the text a real encoder writes, held in a case's fixture
@@ -59,16 +61,17 @@ print(json.dumps({"type": "secret_reference", "id": "ID-Ölfeld-91", "label": "A
 }
 
 // TestFixtures checks that every case's fixture is what its encoder
-// writes today; -update rewrites them. The Python fixtures need python3,
+// writes today; -update rewrites them, and the copies a returns.json holds
+// in its strings. The Python fixtures need python3,
 // which the suite does not otherwise need: without it they are not
 // checked, and the test says so.
 func TestFixtures(t *testing.T) {
-	cases := map[string]*dataCase{}
+	cases := map[string]*corpus.Case{}
 	for _, c := range loadCases(t) {
-		cases[c.name] = c
-		if c.fixture != nil {
-			_, ok := fixtureMakers[c.name]
-			assert.True(t, ok, "case %s has a fixture but no maker in fixtureMakers", c.name)
+		cases[c.Name] = c
+		if c.Fixture != nil {
+			_, ok := fixtureMakers[c.Name]
+			assert.True(t, ok, "case %s has a fixture but no maker in fixtureMakers", c.Name)
 		}
 	}
 	python, _ := exec.LookPath("python3")
@@ -90,12 +93,18 @@ func TestFixtures(t *testing.T) {
 				got = strings.TrimSuffix(string(out), "\n")
 			}
 			if *update {
-				c.arc.set("fixture", got+"\n")
-				require.NoError(t, os.WriteFile(c.file, c.arc.format(), 0o644))
+				c.Set("fixture", got+"\n")
+				if c.Returns != nil && c.Fixture != nil && *c.Fixture != got {
+					// JSON escapes character by character: the fixture's
+					// escaped text is where it stands in returns.json.
+					old, now := corpus.Quote(*c.Fixture), corpus.Quote(got)
+					c.Set("returns.json", strings.ReplaceAll(*c.Returns, old[1:len(old)-1], now[1:len(now)-1])+"\n")
+				}
+				require.NoError(t, c.Write())
 				return
 			}
-			require.NotNil(t, c.fixture, "case %s has no fixture file (run with -update)", name)
-			assert.Equal(t, got, *c.fixture, "the fixture of %s (run with -update to write it)", filepath.Base(c.file))
+			require.NotNil(t, c.Fixture, "case %s has no fixture file (run with -update)", name)
+			assert.Equal(t, got, *c.Fixture, "the fixture of %s (run with -update to write it)", filepath.Base(c.File))
 		})
 	}
 }

@@ -108,351 +108,79 @@ func TestPassThroughByteForByte(t *testing.T) {
 	assert.Equal(t, "undefined", res.Agent, "undefined, as Chromium answers it")
 }
 
-func TestRules(t *testing.T) {
-	const (
-		allowSchema = `{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"},"secret":{"type":"string","x-sensitive":true}}}`
-		denySchema  = `{"type":"object","properties":{"name":{"type":"string"},"ssn":{"type":"string","x-sensitive":true},"dob":{"x-sensitive":true}}}`
-	)
-	ref := func(id, url string, extra string) string {
-		return fmt.Sprintf(`{"type":"secret_reference","id":%q,"label":"API Key","redeemUrl":%q%s}`, id, url, extra)
-	}
+// The rules of the agent view are data: the corpus (corpus_test.go),
+// which the browser suite replays too. What follows is what the corpus
+// cannot say natively.
+
+// TestFailsClosed: outcomes no corpus case gives natively (the page's
+// throws, results JSON.stringify cannot serialize, timeouts, text that is
+// not JSON) fail with an error that carries none of the output.
+func TestFailsClosed(t *testing.T) {
+	const denySchema = `{"type":"object","properties":{"name":{"type":"string"},"ssn":{"type":"string","x-sensitive":true}}}`
 	tests := []struct {
-		name       string
-		def        string // tool definition without name/description
-		kind       OutcomeKind
-		data       string
-		secrets    []string // must not reach the agent
-		visible    []string // must reach the agent
-		pointers   []string // withheld, in order
-		refs       int
-		invalid    int
-		errName    string // the call fails with this error
-		passAsText bool   // the agent gets data unchanged
+		name    string
+		def     string // the tool's members besides name and description
+		kind    OutcomeKind
+		data    string
+		secrets []string
+		errName string
 	}{
-		{
-			name: "a1 allowlist keeps declared non-sensitive values only",
-			def:  `"annotations":{"sensitiveHint":true},"outputSchema":` + allowSchema,
-			kind: Returned, data: `{"id":"key_123","name":"production","secret":"plr_abc123","note":"undeclared-xyz"}`,
-			secrets: []string{"plr_abc123", "undeclared-xyz"}, visible: []string{"key_123", "production"},
-			pointers: []string{"/secret", "/note"},
-		},
-		{
-			name: "a1 allowlist on a CallToolResult drops mirroring text",
-			def:  `"annotations":{"sensitiveHint":true},"outputSchema":` + allowSchema,
-			kind: Returned, data: `{"content":[{"type":"text","text":"{\"id\":\"key_9\",\"secret\":\"plr_mirror9\"}"}],"structuredContent":{"id":"key_9","secret":"plr_mirror9"}}`,
-			secrets: []string{"plr_mirror9"}, visible: []string{"key_9"},
-			pointers: []string{"/content/0", "/structuredContent/secret"},
-		},
-		{
-			name: "a2 sensitiveHint with references passes text items",
-			def:  `"annotations":{"sensitiveHint":true}`,
-			kind: Returned, data: `{"content":[{"type":"text","text":"Created API key prod"},` + ref("ref_77", "/redeem/ref_77", `,"ttl":120`) + `,{"type":"image","data":"aW1hZ2U=","mimeType":"image/png"}],"structuredContent":{"k":"sk_struct"}}`,
-			secrets: []string{"ref_77", "/redeem/", "aW1hZ2U=", "sk_struct"}, visible: []string{"Created API key prod", "API Key", `"ttl":120`},
-			pointers: []string{"/content/2", "/structuredContent"}, refs: 1,
-		},
-		{
-			name: "a2 a plain value with a reference: everything but the reference is withheld",
-			def:  `"annotations":{"sensitiveHint":true}`,
-			kind: Returned, data: `{"key":"sk_live_plain","nested":{"ref":` + ref("ref_plain", "/redeem/ref_plain", "") + `}}`,
-			secrets: []string{"sk_live_plain", "ref_plain", "/redeem/", "nested"}, visible: []string{"API Key", "secret_reference"},
-			pointers: []string{""}, refs: 1,
-		},
-		{
-			name: "a2 a reference inside withheld structuredContent is listed",
-			def:  `"annotations":{"sensitiveHint":true}`,
-			kind: Returned, data: `{"content":[{"type":"text","text":"made a key"}],"structuredContent":{"raw":"sk_struct2","ref":` + ref("ref_sc", "/redeem/ref_sc", `,"extra":"extra-field-secret"`) + `}}`,
-			secrets: []string{"sk_struct2", "ref_sc", "extra-field-secret"}, visible: []string{"made a key", "API Key"},
-			pointers: []string{"/structuredContent"}, refs: 1,
-		},
-		{
-			name: "a3 sensitiveHint without schema withholds everything",
-			def:  `"annotations":{"sensitiveHint":true}`,
-			kind: Returned, data: `{"diagnosis":"condition-x","notes":"private"}`,
-			secrets: []string{"condition-x", "private", "diagnosis"}, pointers: []string{""},
-		},
-		{
-			name: "a3 a string result",
-			def:  `"annotations":{"sensitiveHint":true}`,
-			kind: Text, data: "the medical record text",
-			secrets: []string{"medical record"}, pointers: []string{""},
-		},
-		{
-			name: "a3 sensitiveHint with a schema that marks nothing",
-			def:  `"annotations":{"sensitiveHint":true},"outputSchema":{"type":"object"}`,
-			kind: Returned, data: `{"v":"whole-thing"}`,
-			secrets: []string{"whole-thing"}, pointers: []string{""},
-		},
-		{
-			name: "a4 a throwing sensitive tool fails generically",
-			def:  `"annotations":{"sensitiveHint":true}`,
-			kind: Threw, data: "database password is hunter2",
-			secrets: []string{"hunter2"}, errName: "UnknownError",
-		},
-		{
-			name: "b without sensitiveHint only x-sensitive locations are withheld",
-			def:  `"outputSchema":` + denySchema,
-			kind: Returned, data: `{"name":"Ada","ssn":"123-45-6789","dob":{"y":1815},"extra":"kept"}`,
-			secrets: []string{"123-45-6789", "1815"}, visible: []string{"Ada", "kept"},
-			pointers: []string{"/ssn", "/dob"},
-		},
-		{
-			name: "b with nothing sensitive present passes unchanged",
-			def:  `"outputSchema":` + denySchema,
-			kind: Returned, data: `{"name":"Ada"}`,
-			passAsText: true,
-		},
-		{
-			name: "c a reference in a plain tool is reduced",
-			def:  ``,
-			kind: Returned, data: `{"deep":{"list":[` + ref("ref_deep", "https://app.example/r/1?x=ref_deep_q", "") + `]}}`,
-			secrets: []string{"ref_deep", "/r/1", "redeemUrl"}, visible: []string{"secret_reference", "API Key", "deep"},
-			refs: 1,
-		},
-		{
-			name: "c a reference's other fields never pass",
-			def:  ``,
-			kind: Returned, data: `{"content":[{"type":"secret_reference","id":"i1","label":"L","redeemUrl":"/r","value":"leaked-value","ttl":5}]}`,
-			secrets: []string{"leaked-value", `"i1"`}, visible: []string{`"ttl":5`},
-			refs: 1,
-		},
-		{
-			name: "d scrub removes a withheld value mirrored in text and other fields",
-			def:  `"outputSchema":` + denySchema,
-			kind: Returned, data: `{"content":[{"type":"text","text":"Your SSN is 123-45-6789."}],"structuredContent":{"name":"Ada 123-45-6789","ssn":"123-45-6789"}}`,
-			secrets: []string{"123-45-6789"}, visible: []string{"Your SSN is .", "Ada "},
-			pointers: []string{"/structuredContent/ssn"},
-		},
-		{
-			name: "d scrub reaches into a subtree with nothing withheld",
-			def:  `"outputSchema":` + denySchema,
-			kind: Returned, data: `{"ssn":"123-45-6789","audit":{"log":["viewed 123-45-6789",{"deep":"x123-45-6789y"}]}}`,
-			secrets: []string{"123-45-6789"}, visible: []string{"viewed ", `"xy"`},
-			pointers: []string{"/ssn"},
-		},
-		{
-			name: "d scrub reaches into a subtree with escapes",
-			def:  `"outputSchema":` + denySchema,
-			kind: Returned, data: `{"ssn":"987-65-4321","audit":{"log":"line\n987-65-4321\t\"q\""}}`,
-			secrets: []string{"987-65-4321"}, visible: []string{`line\n\t\"q\"`},
-			pointers: []string{"/ssn"},
-		},
-		{
-			name: "d a withheld value used as a member name elsewhere",
-			def:  `"outputSchema":` + denySchema,
-			kind: Returned, data: `{"ssn":"tok-5150","byToken":{"tok-5150":{"owner":"ada"}},"other":"kept"}`,
-			secrets: []string{"tok-5150", "ada"}, visible: []string{"kept", "byToken"},
-			pointers: []string{"/ssn", "/byToken/"},
-		},
-		{
-			name: "c a string result that is the JSON of a result holding a reference",
-			def:  ``,
-			kind: Text, data: `{"content":[{"type":"text","text":"Created"},` + ref("ref_text", "/redeem/ref_text", "") + `]}`,
-			secrets: []string{"ref_text", "/redeem/"}, visible: []string{"Created", "API Key"},
-			refs: 1,
-		},
-		{
-			name: "c a reference written as JSON in a text item",
-			def:  ``,
-			kind: Returned, data: `{"content":[{"type":"text","text":"{\"type\":\"secret_reference\",\"id\":\"ID-emb1\",\"label\":\"key\",\"redeemUrl\":\"/redeem/ID-emb1\"}"}]}`,
-			secrets: []string{"ID-emb1", "/redeem/"}, refs: 1,
-		},
-		{
-			name: "c a reference written as JSON inside prose in a string value",
-			def:  ``,
-			kind: Returned, data: `["Here it is: {\"type\":\"secret_reference\",\"id\":\"ID-emb2\",\"label\":\"key\",\"redeemUrl\":\"/redeem/ID-emb2\"} enjoy"]`,
-			secrets: []string{"ID-emb2", "/redeem/"}, visible: []string{"Here it is"}, refs: 1,
-		},
-		{
-			name: "c a reference as JSON in JSON in a text item",
-			def:  ``,
-			kind: Returned, data: `{"content":[{"type":"text","text":"{\"wrapped\":\"{\\\"type\\\":\\\"secret_reference\\\",\\\"id\\\":\\\"ID-emb3\\\",\\\"label\\\":\\\"k\\\",\\\"redeemUrl\\\":\\\"/redeem/ID-emb3\\\"}\"}"}]}`,
-			secrets: []string{"ID-emb3", "/redeem/"}, refs: 1,
-		},
-		{
-			name: "c an object with a string that names secret_reference is withheld as an invalid reference",
-			def:  ``,
-			kind: Returned, data: `{"doc":{"note":"a secret_reference is an object; see the docs","id":"doc-id-77"},"other":"kept"}`,
-			secrets: []string{"see the docs", "doc-id-77"}, visible: []string{"kept"}, pointers: []string{"/doc"}, invalid: 1,
-		},
-		{
-			name: "c a reference in another spelling goes with its object",
-			def:  ``,
-			kind: Returned, data: `{"key":{"Type":"secret_reference","Id":"tok_9f8e7d","RedeemUrl":"/redeem/tok_9f8e7d"},"list":[{"object":"secret_reference","id":"tok_8e7d6c"},{"type":["secret_reference"],"id":"tok_7d6c5b"}],"other":"kept"}`,
-			secrets: []string{"tok_9f8e7d", "tok_8e7d6c", "tok_7d6c5b"}, visible: []string{"kept"}, pointers: []string{"/key", "/list/0", "/list/1"}, invalid: 3,
-		},
-		{
-			name: "c a member named secret_reference is withheld as an invalid reference",
-			def:  ``,
-			kind: Returned, data: `{"secret_reference":{"id":"tok_6c5b4a","redeem_url":"/redeem/tok_6c5b4a"},"other":"kept"}`,
-			secrets: []string{"tok_6c5b4a"}, visible: []string{"kept"}, pointers: []string{"/secret_reference"}, invalid: 1,
-		},
-		{
-			name: "c a string result of prose that names secret_reference is withheld",
-			def:  ``,
-			kind: Text, data: `Use a Secret_Reference for keys`,
-			secrets: []string{"for keys"}, pointers: []string{""}, invalid: 1,
-		},
-		{
-			name: "c a string result of prose holding a reference as JSON",
-			def:  ``,
-			kind: Text, data: `Created. {"type":"secret_reference","id":"ID-emb4","label":"key","redeemUrl":"/redeem/ID-emb4"}`,
-			secrets: []string{"ID-emb4", "/redeem/"}, visible: []string{`"text":"Created. {`}, refs: 1,
-		},
-		{
-			name: "d scrub removes a reference id mirrored in text",
-			def:  ``,
-			kind: Returned, data: `{"content":[{"type":"text","text":"key ref_mirror at /redeem/ref_mirror"},` + ref("ref_mirror", "/redeem/ref_mirror", "") + `]}`,
-			secrets: []string{"ref_mirror"}, visible: []string{"key  at "},
-			refs: 1,
-		},
-		{
-			name: "d scrub repeats until no withheld string is left",
-			def:  `"outputSchema":` + denySchema,
-			kind: Returned, data: `{"name":"aSSSSNXNXb","ssn":"SSNX"}`,
-			secrets: []string{"SSNX"}, visible: []string{`"ab"`}, pointers: []string{"/ssn"},
-		},
-		{
-			name: "e output not matching the schema fails closed",
-			def:  `"outputSchema":` + denySchema,
-			kind: Returned, data: `{"name":42,"ssn":"999-99-9999"}`,
-			secrets: []string{"999-99-9999", "42"}, errName: "OperationError",
-		},
-		{
-			name: "e a CallToolResult without structuredContent fails closed",
-			def:  `"annotations":{"sensitiveHint":true},"outputSchema":` + allowSchema,
-			kind: Returned, data: `{"content":[{"type":"text","text":"plr_nostruct"}]}`,
-			secrets: []string{"plr_nostruct"}, errName: "OperationError",
-		},
-		{
-			name: "e unserializable output fails closed",
-			def:  `"annotations":{"sensitiveHint":true}`,
-			kind: Unserializable, errName: "UnknownError",
-		},
-		{
-			name: "e a timeout fails closed",
-			def:  `"outputSchema":` + denySchema,
-			kind: TimedOut, errName: "OperationError",
-		},
-		{
-			name: "e invalid JSON fails closed",
-			def:  `"outputSchema":` + denySchema,
-			kind: Returned, data: `{"ssn":"111-11-1111"`,
-			secrets: []string{"111-11-1111"}, errName: "OperationError",
-		},
-		{
-			name: "invalid reference: other origin",
-			def:  ``,
-			kind: Returned, data: `{"content":[` + ref("bad1", "https://evil.example/steal", "") + `]}`,
-			secrets: []string{"bad1", "evil.example"}, invalid: 1,
-		},
-		{
-			name: "invalid reference: javascript URL",
-			def:  ``,
-			kind: Returned, data: `{"content":[` + ref("bad2", "javascript:alert(1)", "") + `]}`,
-			secrets: []string{"bad2", "alert"}, invalid: 1,
-		},
-		{
-			name: "invalid reference: user-info",
-			def:  ``,
-			kind: Returned, data: `{"content":[` + ref("bad3", "https://user:pw@app.example/r", "") + `]}`,
-			secrets: []string{"bad3", "pw@"}, invalid: 1,
-		},
-		{
-			name: "invalid reference: protocol-relative to another host",
-			def:  ``,
-			kind: Returned, data: `{"content":[` + ref("bad4", "//evil.example/r", "") + `]}`,
-			secrets: []string{"bad4"}, invalid: 1,
-		},
-		{
-			name: "invalid reference: backslash",
-			def:  ``,
-			kind: Returned, data: `{"content":[` + ref("bad5", `/\\evil.example/r`, "") + `]}`,
-			secrets: []string{"bad5"}, invalid: 1,
-		},
-		{
-			name: "invalid reference: negative ttl",
-			def:  ``,
-			kind: Returned, data: `{"content":[` + ref("bad6", "/r", `,"ttl":-1`) + `]}`,
-			secrets: []string{"bad6"}, invalid: 1,
-		},
-		{
-			name: "invalid reference: empty id",
-			def:  ``,
-			kind: Returned, data: `{"content":[` + ref("", "/r/zz", "") + `]}`,
-			secrets: []string{"/r/zz"}, invalid: 1,
-		},
-		{
-			name: "reference ttl is clamped",
-			def:  ``,
-			kind: Returned, data: `{"content":[` + ref("long", "/r/long", `,"ttl":999999`) + `]}`,
-			secrets: []string{"999999"}, visible: []string{`"ttl":3600`}, refs: 1,
-		},
-		{
-			name: "a reference at a sensitive location is held but not shown in place",
-			def:  `"outputSchema":{"properties":{"k":{"x-sensitive":true}}}`,
-			kind: Returned, data: `{"k":` + ref("hidden_ref", "/r/h", "") + `}`,
-			secrets: []string{"hidden_ref", "/r/h", "API Key"}, pointers: []string{"/k"}, refs: 1,
-		},
+		{"a sensitive tool throws", `"annotations":{"sensitiveHint":true}`, Threw, "database password is hunter2", []string{"hunter2"}, "UnknownError"},
+		{"unserializable", `"annotations":{"sensitiveHint":true}`, Unserializable, "", nil, "UnknownError"},
+		{"timed out", `"outputSchema":` + denySchema, TimedOut, "", nil, "OperationError"},
+		{"not JSON", `"outputSchema":` + denySchema, Returned, `{"ssn":"111-11-1111"`, []string{"111-11-1111"}, "OperationError"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newTestEngine(t)
-			def := `{"name":"tool","description":"d"`
-			if tt.def != "" {
-				def += "," + tt.def
-			}
-			mustRegister(t, e, def+"}")
+			mustRegister(t, e, `{"name":"tool","description":"d",`+tt.def+`}`)
 			res := e.Output("tool", Outcome{Kind: tt.kind, Data: tt.data})
-			if tt.errName != "" {
-				require.NotNil(t, res.Err, "Output(%s) must fail", tt.data)
-				assert.Equal(t, tt.errName, res.Err.Name)
-				assert.Empty(t, res.Agent)
-				for _, s := range tt.secrets {
-					assert.NotContains(t, res.Err.Message, s, "error message leaks %q", s)
-				}
-				return
-			}
-			require.Nil(t, res.Err, "Output(%s)", tt.data)
-			if tt.passAsText {
-				assert.Equal(t, tt.data, res.Agent)
-				return
-			}
-			assertNoLeak(t, res.Agent, tt.secrets...)
-			for _, v := range tt.visible {
-				assert.Contains(t, res.Agent, v, "agent view lacks %q", v)
-			}
-			r, m := decodeView(t, res.Agent)
-			text, _ := r.Content[0]["text"].(string)
-			assert.Equal(t, "text", r.Content[0]["type"], "the first content item is the notice")
-			if len(tt.pointers) > 0 {
-				assert.Contains(t, text, "withheld")
-				assert.Contains(t, text, "reveal")
-			}
-			assert.NotContains(t, strings.ToLower(res.Agent), "[hidden]")
-			assert.NotContains(t, strings.ToLower(res.Agent), "redacted")
-			assert.Equal(t, tt.pointers, nilIfEmpty(m.Withheld), "withheld pointers")
-			assert.Equal(t, tt.refs, m.References, "references")
-			assert.Equal(t, tt.invalid, m.Invalid, "invalid references")
-			assert.Len(t, res.Invalid, tt.invalid, "the page hears of invalid references")
-			assert.Len(t, heldItems(e, res), len(tt.pointers)+tt.refs, "held items")
-			assert.Equal(t, len(tt.pointers)+tt.refs, res.Held, "held count")
-			for _, it := range heldItems(e, res) {
-				got, err := e.Reveal(it.Handle)
-				require.NoError(t, err)
-				assert.Equal(t, it.Kind, got.Kind)
-				if it.Kind == "reference" {
-					assert.True(t, strings.HasPrefix(got.RedeemURL, testOrigin+"/"), "redeem URL %q is absolute and same-origin", got.RedeemURL)
-				}
+			require.NotNil(t, res.Err, "Output(%s, %q): got the view %q, want an error", tt.kind, tt.data, res.Agent)
+			assert.Equal(t, tt.errName, res.Err.Name, "Output(%s, %q)", tt.kind, tt.data)
+			assert.Empty(t, res.Agent)
+			for _, s := range tt.secrets {
+				assert.NotContains(t, res.Err.Message, s, "the error of Output(%s, %q)", tt.kind, tt.data)
 			}
 		})
 	}
 }
 
-func nilIfEmpty(s []string) []string {
-	if len(s) == 0 {
-		return nil
+// TestReferenceOnPageOrigin: the redeemUrls that must name the page's own
+// origin to test what they test. The corpus's cases for them build the URL
+// from the page's location and run in the browser only; here the origin
+// is fixed.
+func TestReferenceOnPageOrigin(t *testing.T) {
+	tests := []struct {
+		name  string
+		url   string
+		valid bool
+	}{
+		{"absolute on the page's origin", testOrigin + "/r/abs-ok", true},
+		{"another scheme", "http://app.example/r/scheme", false},
+		{"another port", "https://app.example:8443/r/port", false},
+		{"user-info on the page's host", "https://user:pw-origin@app.example/r/user", false},
 	}
-	return s
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEngine(t)
+			mustRegister(t, e, `{"name":"p","description":"d"}`)
+			res := e.Output("p", Outcome{Kind: Returned, Data: `{"content":[{"type":"secret_reference","id":"id-origin-1","label":"Key","redeemUrl":"` + tt.url + `"}]}`})
+			require.Nil(t, res.Err, "Output of a reference to %s", tt.url)
+			assertNoLeak(t, res.Agent, "id-origin-1", tt.url, "pw-origin")
+			_, m := decodeView(t, res.Agent)
+			if !tt.valid {
+				assert.Equal(t, 1, m.Invalid, "invalid references: got %d, want 1 for %s", m.Invalid, tt.url)
+				assert.Len(t, res.Invalid, 1, "the page hears of the invalid reference")
+				return
+			}
+			assert.Equal(t, 1, m.References, "references: got %d, want 1 for %s", m.References, tt.url)
+			items := heldItems(e, res)
+			require.Len(t, items, 1)
+			got, err := e.Reveal(items[0].Handle)
+			require.NoError(t, err)
+			assert.Equal(t, tt.url, got.RedeemURL)
+		})
+	}
 }
 
 // TestSchemaConstructs checks that x-sensitive is found through every
