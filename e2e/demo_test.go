@@ -60,10 +60,18 @@ type demoTab struct {
 }
 
 // openDemo opens the demo in a tab of the browser with native WebMCP on and
-// waits until the engine is ready and the console lists the tools.
+// waits until the engine is ready and the console lists the tools. The tab
+// is a first visit: it has a browser context of its own, so that no cookie
+// of an earlier test (cookies ignore the port) says who is signed in.
 func openDemo(t *testing.T, s *httptest.Server) *demoTab {
 	t.Helper()
-	tb := openTab(t, native)
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	visit, cancel := chromedp.NewContext(native.ctx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	require.NoError(t, chromedp.Do(visit), "opening a browser context")
+	tb := openTab(t, &browser{ctx: visit})
 	d := &demoTab{tab: tb, origin: s.URL, net: &netLog{responses: map[network.RequestID]*network.Response{}}}
 	require.NoError(t, chromedp.Listen(tb.ctx, d.net.record))
 	_, err := chromedp.Call(tb.ctx, network.Enable, network.EnableParams{})
