@@ -59,11 +59,29 @@ type demoTab struct {
 	net    *netLog
 }
 
-// openDemo opens the demo in a tab of the browser with native WebMCP on and
-// waits until the engine is ready and the console lists the tools.
+// openDemo opens the demo as visitDemo does and waits until the visitor is
+// signed in, as a visitor arrives.
 func openDemo(t *testing.T, s *httptest.Server) *demoTab {
 	t.Helper()
-	tb := openTab(t, native)
+	d := visitDemo(t, s)
+	d.poll(`document.querySelector("#account .who") !== null`)
+	return d
+}
+
+// visitDemo opens the demo in a tab of the browser with native WebMCP on and
+// waits until the engine is ready and the console lists the tools: what a
+// visitor waits for before the first click. The tab is a first visit: it
+// has a browser context of its own, so that no cookie of an earlier test
+// (cookies ignore the port) says who is signed in.
+func visitDemo(t *testing.T, s *httptest.Server) *demoTab {
+	t.Helper()
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	visit, cancel := chromedp.NewContext(native.ctx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	require.NoError(t, chromedp.Do(visit), "opening a browser context")
+	tb := openTab(t, &browser{ctx: visit})
 	d := &demoTab{tab: tb, origin: s.URL, net: &netLog{responses: map[network.RequestID]*network.Response{}}}
 	require.NoError(t, chromedp.Listen(tb.ctx, d.net.record))
 	_, err := chromedp.Call(tb.ctx, network.Enable, network.EnableParams{})
@@ -74,7 +92,8 @@ func openDemo(t *testing.T, s *httptest.Server) *demoTab {
 	return d
 }
 
-// signIn clicks the sign-in button and waits for the session.
+// signIn clicks the sign-in button, there after a sign-out, and waits for
+// the session.
 func (d *demoTab) signIn() {
 	d.t.Helper()
 	click(d, chromedp.CSS(`#account button.primary`))
@@ -105,6 +124,13 @@ func (d *demoTab) runInConsole(tool, input string) string {
 	eval[chromedp.Void](d.tab, `document.querySelector("#run-status").textContent = ""`)
 	click(d, chromedp.CSS(`#run-button`))
 	d.poll(`/finished|failed/.test(document.querySelector("#run-status").textContent)`)
+	return d.agentView()
+}
+
+// agentView returns the console's "Received by the agent" pane, as exact
+// bytes: the string executeTool resolved with, or the error.
+func (d *demoTab) agentView() string {
+	d.t.Helper()
 	return eval[string](d.tab, `(() => { document.querySelector("#exact").checked = true; document.querySelector("#exact").dispatchEvent(new Event("change")); return document.querySelector("#received").textContent; })()`)
 }
 
@@ -254,7 +280,6 @@ func TestDemoAPIKey(t *testing.T) {
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
 	d.allowConsole(failedStatus("410"))
-	d.signIn()
 
 	// The agent, driving the browser, calls create_api_key.
 	ev := d.invokeTool("create_api_key", `{"name":"ci-deploy"}`)
@@ -301,7 +326,6 @@ func TestDemoRevealSignedOut(t *testing.T) {
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
 	d.allowConsole(failedStatus("401"))
-	d.signIn()
 	ev := d.invokeTool("create_api_key", `{"name":"before-signout"}`)
 	require.Equal(t, webmcp.InvocationStatusCompleted, ev.Status, "create_api_key: %s", ev.ErrorText)
 	_, redeemURL := d.issuedReference()
@@ -323,7 +347,6 @@ func TestDemoRevealExpired(t *testing.T) {
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
 	d.allowConsole(failedStatus("410"))
-	d.signIn()
 	// The shortest ttl the demo's tool takes. The page holds the reference
 	// longer, so that the user hears the server say it expired.
 	ev := d.invokeTool("create_api_key", `{"name":"short-lived","ttl":1}`)
@@ -337,6 +360,50 @@ func TestDemoRevealExpired(t *testing.T) {
 	assert.Equal(t, int64(410), redeems[0].status, "the redemption of an expired secret")
 }
 
+// TestDemoFirstClick does what a visitor does first: open the demo and click
+// "Run as the agent", with the tool and the input the console offers. That
+// click must show the product working, not an error: the agent hears the API
+// key was made but gets neither the key nor the way to fetch it, the tray
+// offers the key to the user, and Reveal shows it.
+func TestDemoFirstClick(t *testing.T) {
+	s := demoServer(t, nil)
+	d := visitDemo(t, s)
+	require.Equal(t, "create_api_key", eval[string](d.tab, `document.querySelector("#tools input:checked")?.value ?? ""`), "the tool the console offers first")
+
+	click(d, chromedp.CSS(`#run-button`))
+	d.poll(`/finished|failed/.test(document.querySelector("#run-status").textContent)`)
+	assert.Equal(t, "create_api_key finished.", eval[string](d.tab, `document.querySelector("#run-status").textContent`), "the console's status")
+	assert.Equal(t, "verdict withheld", eval[string](d.tab, `document.querySelector("#verdict").className`), "the verdict's kind")
+	assert.Contains(t, eval[string](d.tab, `document.querySelector("#verdict").textContent`), "Veil withheld 1 secret reference", "the verdict")
+	assert.NotContains(t, eval[string](d.tab, `document.querySelector("#produced").textContent`), "The tool threw", "what the tool returned")
+
+	view := d.agentView()
+	assert.Contains(t, view, `Created API key \"ci-deploy\"`, "the agent hears the key was made")
+	id, redeemURL := d.issuedReference()
+	assertWithheld(t, view, id, "the reference id in the console's agent view")
+	assertWithheld(t, view, redeemURL, "the redeemUrl in the console's agent view")
+
+	d.waitTrayItem("ci-deploy")
+	d.clickTray("ci-deploy", "Reveal")
+	key := d.trayValue("ci-deploy")
+	assert.True(t, strings.HasPrefix(key, "nwk_live_"), "the revealed key: %q", key)
+	assertWithheld(t, view, key, "the key in the console's agent view")
+	assert.Equal(t, view, d.agentView(), "the agent view after the reveal")
+}
+
+// TestDemoSignOutHolds checks that a visitor who signs out stays signed out
+// when the page loads again, until they sign in.
+func TestDemoSignOutHolds(t *testing.T) {
+	s := demoServer(t, nil)
+	d := openDemo(t, s)
+	d.signOut()
+	require.NoError(t, chromedp.Do(d.ctx, chromedp.Reload()), "reloading the demo")
+	d.poll(`document.querySelector("#account .signed-out") !== null`)
+	d.signIn()
+	require.NoError(t, chromedp.Do(d.ctx, chromedp.Reload()), "reloading the demo")
+	d.poll(`document.querySelector("#account .who") !== null`)
+}
+
 // evilHost is where the invalid references of TestDemoInvalidReferences
 // point. Nothing may ever ask it for anything.
 const evilHost = "evil.invalid"
@@ -344,7 +411,6 @@ const evilHost = "evil.invalid"
 func TestDemoInvalidReferencesNeverFetched(t *testing.T) {
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
-	d.signIn()
 	// The page's own code is trusted, but a tool's result may carry what an
 	// attacker chose (a prompt-injected upstream API): references to other
 	// origins, a javascript: URL, a protocol-relative one, user-info.
@@ -388,7 +454,6 @@ func TestDemoInvalidReferencesNeverFetched(t *testing.T) {
 func TestDemoHeldItemsWiped(t *testing.T) {
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
-	d.signIn()
 	ev := d.invokeTool("create_api_key", `{"name":"never-revealed","ttl":60}`)
 	require.Equal(t, webmcp.InvocationStatusCompleted, ev.Status, "create_api_key: %s", ev.ErrorText)
 	ev = d.invokeTool("get_profile", `{}`)
@@ -449,7 +514,6 @@ func TestDemoConsole(t *testing.T) {
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
 	require.NoError(t, chromedp.Do(d.ctx, chromedp.EmulateViewport(1280, 900)))
-	d.signIn()
 
 	view := d.runInConsole("list_orders", `{}`)
 	assert.Contains(t, eval[string](d.tab, `document.querySelector("#verdict").textContent`), "Identical, byte for byte")

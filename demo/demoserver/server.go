@@ -26,6 +26,9 @@
 //
 // Every /api/ route but the session's needs the user signed in (401
 // otherwise), and every POST is checked by [http.CrossOriginProtection].
+// The page signs a visitor in as [DemoUser] on arrival, with POST
+// /api/signin, unless they signed out in that tab: the first tool a visitor
+// runs then shows what the agent is kept from, not a 401.
 // Every response carries the security headers of [SecurityHeaders],
 // including a Content-Security-Policy under which the runtime runs.
 package demoserver

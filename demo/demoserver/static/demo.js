@@ -27,6 +27,29 @@
     return data;
   };
 
+  // ---- Signing in ----------------------------------------------------------
+
+  // A visitor arrives signed in as Ada, the demo's one user: the tools act on
+  // an account, and the first one run should show what Veil keeps from the
+  // agent, not a 401. Signing out holds for the tab until Sign in.
+  const signedOutKey = 'veil-demo-signed-out';
+  const signIn = () =>
+    api('POST', '/api/signin').then((r) => {
+      sessionStorage.removeItem(signedOutKey);
+      return r.user;
+    });
+  const signOut = () =>
+    api('POST', '/api/signout').then(() => {
+      sessionStorage.setItem(signedOutKey, '1');
+      return null;
+    });
+  /**
+   * Who is signed in, once the page knows; a tool waits for it, so that a run
+   * right after the page loads does not beat the sign-in.
+   * @type {Promise<{name: string, email: string} | null>}
+   */
+  let session = api('GET', '/api/session').then((r) => r.user ?? (sessionStorage.getItem(signedOutKey) ? null : signIn()));
+
   // ---- The tools ---------------------------------------------------------
 
   /**
@@ -51,6 +74,7 @@
         ...def,
         async execute(input, options) {
           try {
+            await session.catch(() => {});
             const value = await run(input, options);
             produced.set(def.name, { value });
             return value;
@@ -159,7 +183,7 @@
     ({ status }) => api('GET', '/api/orders' + (status ? `?status=${encodeURIComponent(status)}` : '')),
   );
 
-  // ---- Signing in ----------------------------------------------------------
+  // ---- The account ---------------------------------------------------------
 
   const account = $('account');
   const showAccount = (user) => {
@@ -170,7 +194,7 @@
         .map((w) => w[0])
         .join('');
       button.textContent = 'Sign out';
-      button.onclick = () => api('POST', '/api/signout').then(() => showAccount(null));
+      button.onclick = () => (session = signOut()).then(showAccount);
       account.replaceChildren(
         el(
           'div',
@@ -182,14 +206,11 @@
       );
     } else {
       button.textContent = 'Sign in as Ada';
-      button.onclick = () => api('POST', '/api/signin').then((r) => showAccount(r.user));
+      button.onclick = () => (session = signIn()).then(showAccount);
       account.replaceChildren(el('span', { className: 'signed-out', textContent: 'Signed out' }), button);
     }
   };
-  api('GET', '/api/session').then(
-    (r) => showAccount(r.user),
-    () => showAccount(null),
-  );
+  session.then(showAccount, () => showAccount(null));
 
   const engine = $('engine');
   veil.ready.then(
