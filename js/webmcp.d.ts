@@ -378,11 +378,11 @@ declare global {
     /** When it is wiped, in milliseconds since the epoch (like Date.now()). */
     expires: number;
     /**
-     * A reference with a ttl: when that runs out on its server, as RFC 3339
-     * text (new Date(redeemBy) reads it). The item is held at least that
-     * long, so that a late reveal hears "gone" rather than "notfound".
+     * A reference with a ttl: when that runs out on its server, in
+     * milliseconds since the epoch, like expires. The item is held at least
+     * that long, so that a late reveal hears "gone" rather than "notfound".
      */
-    redeemBy?: string;
+    redeemBy?: number;
   }
 
   /**

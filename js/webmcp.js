@@ -21,6 +21,8 @@
   const script = /** @type {HTMLScriptElement|null} */ (document.currentScript);
   const here = (name) => new URL(name, script?.src || location.href).href;
   const forced = script?.dataset.veilMode;
+  // The contract's one failure reply (package ops in Go, ops.Failure): the
+  // answer to an op that failed inside the engine, or never came back.
   const FAILURE = '{"error":{"name":"OperationError","message":"engine failure"}}';
   // How long the engine may take over one output before the call fails.
   const OUTPUT_TIMEOUT = 30000;
@@ -33,6 +35,8 @@
 
   /** @param {{name: string, message: string}} e */
   const toError = (e) => (e.name === 'TypeError' ? new TypeError(e.message) : new DOMException(e.message, e.name));
+  /** The error of the FAILURE reply. */
+  const failure = () => toError(JSON.parse(FAILURE).error);
 
   /** @param {any} e */
   const messageOf = (e) => {
@@ -53,13 +57,14 @@
   let mode = forced === 'main' ? 'main' : 'worker';
 
   /**
-   * call sends one op to the engine. It resolves with the parsed reply
-   * header and the raw reply body; it never rejects. A reply that never
-   * comes (a Worker that died without a word) resolves as the header late
-   * after ms, so no call hangs; the engine on this thread answers at once.
+   * call sends one op to the engine (the ops are package ops's, in Go).
+   * It resolves with the parsed reply header and the raw reply body; it
+   * never rejects. A reply that never comes (a Worker that died without a
+   * word) resolves as FAILURE after ms, so no call hangs; the engine on
+   * this thread answers at once.
    * @returns {Promise<[any, string]>}
    */
-  const call = (op, header = {}, body = '', ms = ENGINE_TIMEOUT, late = FAILURE) =>
+  const call = (op, header = {}, body = '', ms = ENGINE_TIMEOUT) =>
     new Promise((resolve) => {
       let timer;
       const r = {
@@ -73,7 +78,7 @@
         },
       };
       send ? send(r) : queue.push(r);
-      if (r.resolve !== noop) timer = setTimeout(r.resolve, ms, [late, '']);
+      if (r.resolve !== noop) timer = setTimeout(r.resolve, ms, [FAILURE, '']);
     });
 
   /** @param {Request} r */
@@ -103,7 +108,7 @@
           });
         }
         if (data.error) return reject(new Error(data.error));
-        waiting.get(data.id)?.resolve([data.header, data.body]);
+        waiting.get(data.id)?.resolve([data.header ?? FAILURE, data.body ?? '']);
         waiting.delete(data.id);
       };
       w.postMessage({ exec: here('wasm_exec.js'), wasm: here('veil.wasm') });
@@ -169,6 +174,7 @@
     queue = [];
     const [h] = await init;
     if (h.error) throw toError(h.error);
+    setTrust(h.trust);
   })();
   ready.catch((e) => {
     console.error('veil: the engine is unavailable', e);
@@ -219,24 +225,35 @@
   };
 
   // ---- The tool registry ---------------------------------------------------
+  //
+  // The engine owns the registry: it refuses a name already taken, checks
+  // every definition and says which registration a call is for. The page
+  // keeps, per registration, what only it can hold (execute, resolve, the
+  // abort signal) and the normalized definition the engine answered with,
+  // for the synchronous listTools.
 
   /**
    * @typedef {object} Entry
+   * @property {number} registration   its number, sent with register
    * @property {string} name
    * @property {Function} execute
-   * @property {boolean} live       registered in the engine and visible
-   * @property {boolean} gone       unregistered, or refused by the engine
-   * @property {any} [def]          the normalized definition, parsed
+   * @property {Function} [refine]     the tool's resolve callback
+   * @property {boolean} live          the engine registered it
+   * @property {boolean} gone          unregistered, or refused by the engine
+   * @property {any} [reason]          why it was unregistered
+   * @property {any} [def]             the normalized definition, parsed
    * @property {AbortSignal} [signal]
    * @property {() => void} [onAbort]
-   * @property {(e: unknown) => void} reject  fails a pending registerTool
    * @property {AbortController} [mirror]    the native mirror's registration
    * @property {Promise<void>} settled        once the engine has answered
    */
-  /** @type {Map<string, Entry>} Names are reserved here synchronously. */
-  const tools = new Map();
+  /** @type {Map<number, Entry>} Registrations pending or live. */
+  const registrations = new Map();
+  let registered = 0;
+  /** What a call finds when its registration is gone. */
+  const GONE = /** @type {Entry} */ ({ gone: true });
   const live = () =>
-    [...tools.values()].filter((e) => e.live).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    [...registrations.values()].filter((e) => e.live && !e.gone).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
   let testingCallback = null;
   const changed = () =>
@@ -276,8 +293,6 @@
     const signal = options?.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal))
       throw new TypeError('registerTool: options.signal is not an AbortSignal');
-    if (name !== undefined && tools.has(name))
-      throw new DOMException(`registerTool: a tool named ${q} is already registered`, 'InvalidStateError');
     const fields = [
       ['name', name],
       ['title', title === undefined ? undefined : str(title)],
@@ -299,31 +314,32 @@
   /** The unknown annotations the page has heard of, once each. */
   const heard = new Set();
 
-  /** submit reserves the name, then registers the tool with the engine. */
+  /**
+   * submit registers the tool with the engine, which answers in order:
+   * a call sent after it finds the tool, and a second registration of the
+   * name is refused there.
+   */
   const submit = ({ name, execute, resolve: refine, signal, def }) =>
     new Promise((resolve, reject) => {
-      let settled = false;
       /** @type {Entry} */
-      const entry = {
-        name,
-        execute,
-        refine,
-        live: false,
-        gone: false,
-        signal,
-        reject: (e) => settled || ((settled = true), reject(e)),
-      };
-      if (name !== undefined) tools.set(name, entry);
+      const entry = { registration: ++registered, name: name ?? '', execute, refine, live: false, gone: false, signal };
+      registrations.set(entry.registration, entry);
       let engineAnswered;
       entry.settled = new Promise((r) => (engineAnswered = r));
       if (signal) {
         entry.onAbort = () => unregister(entry, signal.reason);
         signal.addEventListener('abort', entry.onAbort, { once: true });
       }
-      call('register', {}, def)
+      const forget = () => {
+        entry.gone = true;
+        registrations.delete(entry.registration);
+        signal?.removeEventListener('abort', entry.onAbort);
+      };
+      call('register', { registration: entry.registration, ...(refine && { resolve: true }) }, def)
         .then(([h, b]) => {
-          if (entry.gone) return; // unregistered while pending
           if (h.error) throw toError(h.error);
+          // Unregistered while pending: the engine has removed it again.
+          if (entry.gone) throw entry.reason ?? new DOMException('registerTool: the tool was unregistered', 'AbortError');
           for (const k of h.unknown ?? [])
             if (!heard.has(k)) {
               heard.add(k);
@@ -333,28 +349,30 @@
           entry.live = true;
           mirror(entry);
           changed();
-          setTimeout(() => settled || ((settled = true), resolve(undefined)));
+          setTimeout(() => (entry.gone ? reject(entry.reason) : resolve(undefined)));
         })
         .catch((e) => {
-          entry.gone = true;
-          if (tools.get(name) === entry) tools.delete(name);
-          signal?.removeEventListener('abort', entry.onAbort);
-          entry.reject(e);
+          forget();
+          reject(e);
         })
         .finally(engineAnswered);
     });
 
-  /** unregister removes a registered or pending tool. */
+  /** unregister removes a registration, pending or live. */
   const unregister = (entry, reason) => {
     if (entry.gone) return;
     entry.gone = true;
-    tools.delete(entry.name);
+    entry.reason = reason ?? new DOMException('registerTool: the tool was unregistered', 'AbortError');
     entry.signal?.removeEventListener('abort', entry.onAbort);
-    entry.reject(reason ?? new DOMException('registerTool: the tool was unregistered', 'AbortError'));
+    call('unregister', { name: entry.name, registration: entry.registration });
+    if (!entry.live) return; // the register reply rejects it
+    registrations.delete(entry.registration);
     entry.mirror?.abort();
-    call('unregister', { name: entry.name });
-    if (entry.live) changed();
+    changed();
   };
+
+  /** unregisterName removes the registrations of a name, pending or live. */
+  const unregisterName = (name) => registrations.forEach((e) => e.name === name && unregister(e));
 
   // ---- Running a tool: the one way out -----------------------------------
 
@@ -373,21 +391,12 @@
     return s === undefined ? ['empty', ''] : ['returned', s];
   };
 
-  /**
-   * run executes a registered tool for an agent. Every path by which output
-   * leaves the runtime ends here, and what it resolves with is only ever the
-   * body of the engine's "output" reply, or the page's own output when the
-   * reply says the engine passed it as it came ("same").
-   * @param {string} name
-   * @param {string} input the input as JSON text, as JSON.stringify wrote it
-   * @param {AbortSignal|undefined} signal
-   * @returns {Promise<string>}
-   */
-  // The risk policy is decided in the engine before execute runs; these
-  // are the page's side of it: veil.configure, the confirmation, the load
-  // hints and the state the veil namespace shows.
-  const conf = { timeoutMs: 120000, slowTimeoutMs: 600000 };
-  const policy = {};
+  // The risk policy, its defaults and its timeouts are the engine's, which
+  // decides every call before execute runs. The page's side of it: how the
+  // user is asked (veil.configure's confirm and notice), and the state the
+  // veil namespace shows, as the engine reported it.
+  /** @type {{confirm?: Function, notice?: Function}} */
+  const conf = {};
   /** Freezes plain data, deeply. */
   const freeze = (v) => (isObject(v) && !Object.isFrozen(v) && (Object.values(v).forEach(freeze), Object.freeze(v)), v);
   const emit = (type, detail) => ns.dispatchEvent(new CustomEvent(type, { detail }));
@@ -452,61 +461,68 @@
    * @returns {Promise<string>}
    */
   const run = async (name, input, signal) => {
-    const entry = tools.get(name);
-    await entry?.settled; // a tool registered on the line before
     const q = JSON.stringify(name);
-    const notFound = () => new DOMException(`executeTool: no tool named ${q} is registered`, 'UnknownError');
-    if (!entry?.live) throw notFound();
-    // resolve sees only valid input; the engine checks it again as it decides.
-    const hd = { name };
-    if (entry.refine) {
-      const [h] = await call('input', { name }, input);
-      if (h.error) throw toError(h.error);
+    // One crossing decides: the engine finds the tool, checks the input
+    // and applies the policy. A tool with resolve crosses once more, with
+    // what resolve made of the checked input.
+    let [d, refusal] = await call('decide', { name }, input);
+    if (d.error) throw toError(d.error);
+    const entry = registrations.get(d.registration) ?? GONE;
+    if (d.outcome === 'resolve') {
+      const hd = { call: d.call };
       try {
-        const r = await entry.refine.call(undefined, JSON.parse(input));
+        if (entry.gone) throw entry.reason;
+        let timer;
+        const r = await Promise.race([
+          entry.refine.call(undefined, JSON.parse(input)),
+          new Promise((_, fail) => (timer = setTimeout(fail, d.load.timeoutMs, TIMEOUT))),
+        ]).finally(() => clearTimeout(timer));
         if (r != null && !isObject(r)) throw r;
         hd.resolved = JSON.parse(JSON.stringify(r ?? null));
       } catch {
-        console.warn(`veil: resolve of tool ${q} failed, so the call is blocked`);
-        hd.resolveFailed = true;
+        if (!entry.gone) console.warn(`veil: resolve of tool ${q} failed, so the call is blocked`);
+        hd.failed = true;
       }
+      [d, refusal] = await call('resolve', hd);
+      if (d.error) throw toError(d.error);
     }
-    const [d, refusal] = await call('decide', hd, input);
-    if (d.error) throw toError(d.error);
     if (d.resolveError) console.warn(`veil: ${d.resolveError}; the call is blocked`);
     setTrust(d.trust);
     emit('decision', freeze(d.entry));
     // A blocked call is over: the engine gave its agent view with the decision.
     if (d.outcome === 'block') return refusal;
     const id = d.call;
-    const output = (kind, data = '', ...late) => call('output', { name, kind, call: id }, data, ...late);
+    const output = (kind, data = '', ms = ENGINE_TIMEOUT) => call('output', { call: id, kind }, data, ms);
     const step = (state) => progress(id, state && { tool: name, state, slow: d.load.slow });
-    const { def } = entry;
     // The question carries the exact input execute will get, so that an
     // approval is an approval of these arguments.
     // Made only for a notice or a question, which most calls never need.
-    const request = () => freeze({ call: id, tool: name, title: def.title || def.annotations?.title || name, description: def.description, rule: d.rule, facts: d.facts, trust, input: JSON.parse(input), sensitive: d.sensitive ?? [] });
+    const request = () => {
+      const def = entry.def ?? {};
+      return freeze({ call: id, tool: name, title: def.title || def.annotations?.title || name, description: def.description, rule: d.rule, facts: d.facts, trust, input: JSON.parse(input), sensitive: d.sensitive ?? [] });
+    };
     let ok = d.outcome === 'allow' || d.outcome === 'notice';
-    if (d.outcome === 'notice')
+    if (d.outcome === 'notice' && !entry.gone)
       (async () => (conf.notice ?? (await loadUI()).notice)(request()))().catch((e) => console.warn('veil: the notice failed', e));
     if (d.outcome === 'confirm') {
       step('confirming');
-      ok = await ask(Object.freeze({ ...request(), signal }));
+      ok = !entry.gone && (await ask(Object.freeze({ ...request(), signal })));
       const [h] = await call('settle', { call: id, approved: ok });
       if (h.entry) emit('decision', freeze(h.entry));
       step();
     }
-    if (signal?.aborted || tools.get(name) !== entry) {
-      output('aborted');
+    // The engine ends a call that will not run; for a tool unregistered
+    // meanwhile, its answer is the error the caller gets.
+    if (signal?.aborted || entry.gone) {
+      const [h] = await output('aborted');
       signal?.throwIfAborted();
-      throw notFound();
+      throw h.error ? toError(h.error) : failure();
     }
     if (!ok) {
       const [h, b] = await output('refused');
       if (h.error) throw toError(h.error);
       return b;
     }
-    const limit = d.load.slow ? conf.slowTimeoutMs : conf.timeoutMs;
     return new Promise((resolve, reject) => {
       const controller = new AbortController();
       let done = false;
@@ -532,7 +548,7 @@
         if (done) return;
         finish();
         reject(signal.reason);
-        if (!entry.gone) output('aborted', messageOf(signal.reason));
+        output('aborted', messageOf(signal.reason));
         setTimeout(() => {
           controller.abort();
           context.dispatchEvent(new CancelEvent('toolcancel', { toolName: name }));
@@ -557,7 +573,7 @@
         return Promise.race([
           // idempotentHint: one more try after a transient failure.
           d.load.retry ? result.catch((e) => (done || !transient(e) ? Promise.reject(e) : (step('retrying'), attempt()))) : result,
-          new Promise((_, fail) => (timer = setTimeout(fail, limit, TIMEOUT))),
+          new Promise((_, fail) => (timer = setTimeout(fail, d.load.timeoutMs, TIMEOUT))),
         ]).finally(() => clearTimeout(timer));
       };
       let sent = '';
@@ -575,9 +591,9 @@
         .then(([kind, data]) => {
           if (done) return [];
           sent = data;
-          // The name may now belong to another registration, with other rules.
-          if (entry.gone) throw new DOMException(`executeTool: tool ${q} was unregistered while it ran`, 'UnknownError');
-          return output(kind, data, OUTPUT_TIMEOUT, '{"error":{"name":"OperationError","message":"veil: the engine did not answer in time"}}');
+          // The engine knows the call's registration: if it is gone, with
+          // its rules, the answer is an error.
+          return output(kind, data, OUTPUT_TIMEOUT);
         })
         .then(([h, b]) => {
           if (done) return;
@@ -587,7 +603,7 @@
           // string keeps what Go's UTF-8 would not (a lone surrogate).
           else resolve(h.same ? sent : b);
           // Light on purpose: a call can hold thousands of values; the page asks veil.items(callId).
-          if (h.held) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, callId: h.callId, count: h.held } }));
+          if (h.held) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, callId: id, count: h.held } }));
           if (h.invalid?.length) {
             // A count only: the reasons name pointers, and agents read the console.
             console.warn(`veil: tool ${q} returned ${h.invalid.length} invalid secret reference(s); see the invalidreference event`);
@@ -604,7 +620,7 @@
         .catch((e) => {
           if (done) return;
           finish();
-          reject(e instanceof DOMException ? e : new DOMException('engine failure', 'OperationError'));
+          reject(e instanceof DOMException ? e : failure());
         });
     });
   };
@@ -639,7 +655,7 @@
     }
 
     async getTools() {
-      await Promise.all([...tools.values()].map((e) => e.settled));
+      await Promise.all([...registrations.values()].map((e) => e.settled));
       // Fresh copies, as Chromium gives: a caller that edits one must not
       // change what the next caller sees.
       return live().map((e) => ({ ...structuredClone(e.def), title: e.def.title ?? '', window, origin: location.origin }));
@@ -672,12 +688,11 @@
     }
 
     clearContext() {
-      tools.forEach((e) => unregister(e));
+      registrations.forEach((e) => unregister(e));
     }
 
     unregisterTool(name) {
-      const e = tools.get(str(name));
-      if (e) unregister(e);
+      unregisterName(str(name));
     }
   }
   handlerAttributes(ModelContext.prototype, 'toolchange', 'toolactivated', 'toolcancel');
@@ -926,7 +941,7 @@
   };
 
   /** @returns {VeilItem} */
-  const toItem = (i) => ({ ...i, expires: Date.parse(i.expires) });
+  const toItem = (i) => ({ ...i, expires: Date.parse(i.expires), ...(i.redeemBy && { redeemBy: Date.parse(i.redeemBy) }) });
 
   class Veil extends EventTarget {
     /** Resolves once the engine runs; rejects if it can't start. */
@@ -948,19 +963,19 @@
      * @returns {Promise<void>}
      */
     async configure(options = {}) {
-      const { confirm, notice, timeoutMs, slowTimeoutMs, ...rest } = options ?? {};
+      const { confirm, notice, ...rest } = options ?? {};
       for (const [k, f] of [['confirm', confirm], ['notice', notice]])
         if (f != null && typeof f !== 'function') throw new TypeError(`veil.configure: ${k} must be a function`);
-      for (const [k, v] of [['timeoutMs', timeoutMs], ['slowTimeoutMs', slowTimeoutMs]])
-        if (v != null && !(v > 0)) throw new TypeError(`veil.configure: ${k} must be a positive number`);
-      const [h] = await call('configure', { ...policy, ...rest });
+      // JSON has no Infinity or NaN: they would arrive as null, which
+      // restores a default.
+      JSON.stringify(rest, (k, v) => {
+        if (typeof v === 'number' && !Number.isFinite(v)) throw new TypeError(`veil.configure: ${k} must be a finite number`);
+        return v;
+      });
+      const [h] = await call('configure', rest);
       if (h.error) throw toError(h.error);
-      Object.assign(policy, rest);
-      const set = (k, v, d) => v !== undefined && (conf[k] = v ?? d);
-      set('confirm', confirm);
-      set('notice', notice);
-      set('timeoutMs', timeoutMs, 120000);
-      set('slowTimeoutMs', slowTimeoutMs, 600000);
+      if (confirm !== undefined) conf.confirm = confirm ?? undefined;
+      if (notice !== undefined) conf.notice = notice ?? undefined;
     }
 
     /**
@@ -1037,7 +1052,6 @@
   }
   const ns = new Veil();
   Object.defineProperty(globalThis, 'veil', { value: ns, configurable: true });
-  call('trust').then(([h]) => setTrust(h));
 
   // <veil-secrets>, the ready-made tray, loads from beside this script when
   // the document uses it and nothing defined it yet.

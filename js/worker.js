@@ -4,7 +4,9 @@
 //
 // The first message names the scripts to load: {exec, wasm}. The worker
 // answers {ready: true} or {error}; after that every message {id, op,
-// header, body} is one engine op, answered with {id, header, body}.
+// header, body} is one engine op, answered with {id, header, body}, or
+// with {id} alone when the engine failed (webmcp.js reads that as the
+// contract's one failure reply).
 //
 // Where a Worker can't run, webmcp.js loads this file as a plain script
 // instead and takes start from globalThis.__veilStart, to run the engine
@@ -56,7 +58,6 @@
   if (self.document) {
     globalThis.__veilStart = start;
   } else {
-    const FAILURE = '{"error":{"name":"OperationError","message":"engine failure"}}';
     let engine = null;
     let started = false;
 
@@ -74,11 +75,11 @@
         );
         return;
       }
-      let reply = [FAILURE, ''];
+      let reply = null;
       try {
-        if (engine) reply = engine(data.op, data.header, data.body);
+        reply = engine?.(data.op, data.header, data.body);
       } catch {}
-      postMessage({ id: data.id, header: reply[0], body: reply[1] });
+      postMessage(reply ? { id: data.id, header: reply[0], body: reply[1] } : { id: data.id });
     };
   }
 }

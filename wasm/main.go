@@ -1,8 +1,9 @@
 //go:build js && wasm
 
-// Command wasm is Veil's engine compiled to WebAssembly. JavaScript calls
-// it through two functions the module exports, synchronously and with no
-// syscall/js values in between:
+// Command wasm is Veil's engine compiled to WebAssembly. It moves bytes
+// between JavaScript and [ops.Server.Handle], the one entry point, through
+// two functions the module exports, synchronously and with no syscall/js
+// values in between:
 //
 //	veilRequest(n) -> address
 //	veilCall(op, header, body) -> address
@@ -12,33 +13,51 @@
 // other, and passes each to veilCall as its address and length. veilCall
 // answers with the address of four uint32s: the address and length of the
 // reply header, then of the reply body, which stay valid until the next
-// call. Headers are JSON text and bodies raw strings, never JSON-wrapped,
-// so a large tool output is not escaped twice. webmcp.js (or worker.js)
-// calls it; page code never does.
+// call. webmcp.js (or worker.js) calls it; page code never does. The ops,
+// their headers and replies are package ops's.
 //
-// Ops: "init", "register", "unregister", "input", "output", "items",
-// "reveal", "forget", "sweep", the risk policy's "decide", "settle",
-// "configure", "trust" and "decisions", and "exit", which lets the program
-// end; no op is answered after it. A failure is the reply header
-// {"error":{"name","message"}}; a Go panic is recovered and becomes an
-// OperationError, so it never crosses into JavaScript.
+// This file and regexp.go are the only Go that touches syscall/js: the
+// page's RegExp and crypto.getRandomValues reach the engine through
+// engine.Options, like any host's.
 package main
 
 import (
 	"runtime"
 	"strings"
 	"syscall/js"
+	"time"
 	"unsafe"
+
+	"github.com/veilmcp/veil/wasm/engine"
+	"github.com/veilmcp/veil/wasm/ops"
 )
 
+// sweepEvery is how often expired held values are wiped.
+const sweepEvery = 30 * time.Second
+
 // srv answers the exports. main sets it before JavaScript can call them.
-var srv *server
+var srv *ops.Server
+
+// done is closed once srv has answered ops.Exit, and main returns.
+var done = make(chan struct{})
 
 func main() {
-	srv = &server{done: make(chan struct{})}
-	stop := srv.startSweeper()
-	<-srv.done
-	stop()
+	srv = newServer()
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			srv.Handle(ops.Sweep, "", "")
+		case <-done:
+			return
+		}
+	}
+}
+
+// newServer is the server with what the browser provides the engine.
+func newServer() *ops.Server {
+	return ops.NewServer(&engine.Options{Regexp: compileRegexp, Rand: browserRand{}})
 }
 
 // request is the memory veilRequest set aside for the next call.
@@ -72,7 +91,11 @@ func veilCall(op, header, body string) unsafe.Pointer {
 	}
 	clear(request)
 	request = nil
-	h, b := srv.call(args[0], args[1], args[2])
+	exited := srv.Exited()
+	h, b := srv.Handle(args[0], args[1], args[2])
+	if !exited && srv.Exited() {
+		end()
+	}
 	answer.header, answer.body = h, b
 	answer.words = [4]uint32{address(h), uint32(len(h)), address(b), uint32(len(b))}
 	// Go's own goroutines, the garbage collector's workers first, run only
@@ -80,6 +103,18 @@ func veilCall(op, header, body string) unsafe.Pointer {
 	// every call would pay for a collection that never ends.
 	runtime.Gosched()
 	return unsafe.Pointer(&answer.words)
+}
+
+// end lets main return, and makes Go run again soon so that it does: Go
+// only runs between calls when JavaScript hands it an event.
+func end() {
+	close(done)
+	var wake js.Func
+	wake = js.FuncOf(func(js.Value, []js.Value) any {
+		wake.Release()
+		return nil
+	})
+	js.Global().Call("setTimeout", wake)
 }
 
 // browserRand reads the browser's crypto.getRandomValues, the engine's
@@ -104,24 +139,4 @@ func (browserRand) Read(b []byte) (int, error) {
 // address is where s lies in the module's memory.
 func address(s string) uint32 {
 	return uint32(uintptr(unsafe.Pointer(unsafe.StringData(s))))
-}
-
-// call answers an op from JavaScript. After "exit" it answers none, and
-// it makes Go run again soon, so that main returns.
-func (s *server) call(op, header, body string) (string, string) {
-	if s.exited {
-		return errorReply(errExited), ""
-	}
-	h, b := s.handle(op, header, body)
-	if s.exited {
-		close(s.done)
-		// Go only runs between calls when JavaScript hands it an event.
-		var wake js.Func
-		wake = js.FuncOf(func(js.Value, []js.Value) any {
-			wake.Release()
-			return nil
-		})
-		js.Global().Call("setTimeout", wake)
-	}
-	return h, b
 }

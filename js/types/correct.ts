@@ -317,8 +317,8 @@ veil.addEventListener('held', async ({ detail: { tool, callId, count } }) => {
 for (const i of await veil.items()) {
   const kind: 'value' | 'reference' = i.kind;
   const left = i.expires - Date.now();
-  const redeemBy = i.redeemBy === undefined ? null : new Date(i.redeemBy);
-  console.log(i.handle, i.callId, i.tool, kind, i.label, i.pointer, left, redeemBy?.getTime());
+  const redeemable = i.redeemBy === undefined ? null : i.redeemBy - Date.now();
+  console.log(i.handle, i.callId, i.tool, kind, i.label, i.pointer, left, redeemable);
 }
 
 button.onclick = async () => {

@@ -336,7 +336,7 @@ await veil.forget({ callId: item.callId });
 // @ts-expect-error expires is milliseconds since the epoch, not a Date
 item.expires.getTime();
 
-// @ts-expect-error redeemBy is RFC 3339 text, and only references with a ttl have it
+// @ts-expect-error only references with a ttl have redeemBy: it may be undefined
 const left: number = item.redeemBy - Date.now();
 
 // @ts-expect-error an item never carries its value: reveal it

@@ -71,9 +71,24 @@ type Options struct {
 	Rand io.Reader
 }
 
-// Error is an error the page sees as a JavaScript exception: Name is
-// "TypeError" or a DOMException name ("InvalidStateError", "DataError",
-// "OperationError", "AbortError").
+// The names an [Error] carries: JavaScript's TypeError, and the
+// DOMException names the page throws.
+const (
+	TypeError         = "TypeError"
+	InvalidStateError = "InvalidStateError"
+	DataError         = "DataError"
+	NotFoundError     = "NotFoundError"
+	OperationError    = "OperationError"
+	UnknownError      = "UnknownError"
+	AbortError        = "AbortError"
+	NotSupportedError = "NotSupportedError"
+)
+
+// ErrorNames lists the names an [Error] can carry.
+var ErrorNames = []string{TypeError, InvalidStateError, DataError, NotFoundError, OperationError, UnknownError, AbortError, NotSupportedError}
+
+// Error is an error the page sees as a JavaScript exception: Name is one
+// of [ErrorNames].
 type Error struct {
 	Name    string `json:"name"`
 	Message string `json:"message"`

@@ -105,17 +105,17 @@ type definition struct {
 const maxNameLength = 128
 
 func typeError(format string, args ...any) *Error {
-	return &Error{Name: "TypeError", Message: fmt.Sprintf(format, args...)}
+	return &Error{Name: TypeError, Message: fmt.Sprintf(format, args...)}
 }
 
 // noTool is the error of a call of a tool that is not registered, as
 // Chromium's executeTool names it.
 func noTool(name string) *Error {
-	return &Error{Name: "UnknownError", Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}
+	return &Error{Name: UnknownError, Message: fmt.Sprintf("executeTool: no tool named %q is registered", name)}
 }
 
 func stateError(format string, args ...any) *Error {
-	return &Error{Name: "InvalidStateError", Message: fmt.Sprintf(format, args...)}
+	return &Error{Name: InvalidStateError, Message: fmt.Sprintf(format, args...)}
 }
 
 // Register validates and compiles a tool definition, given as JSON text
@@ -131,6 +131,8 @@ func (e *Engine) Register(def string) (string, error) {
 
 // Registration is what [Engine.RegisterTool] made of a definition.
 type Registration struct {
+	// Name is the tool's name.
+	Name string
 	// Definition is the normalized definition, what getTools exposes.
 	Definition string
 	// Unknown lists the annotations the runtime does not read; they pass
@@ -151,7 +153,7 @@ func (e *Engine) RegisterTool(def string) (Registration, error) {
 		return Registration{}, stateError("registerTool: a tool named %q is already registered", t.name)
 	}
 	e.tools[t.name] = t
-	return Registration{Definition: t.normalized, Unknown: t.ann.Unknown}, nil
+	return Registration{Name: t.name, Definition: t.normalized, Unknown: t.ann.Unknown}, nil
 }
 
 func (e *Engine) compile(def string) (*tool, error) {
@@ -333,7 +335,7 @@ func (e *Engine) checkInput(t *tool, input string) (tr *tree, err error) {
 	}
 	if f := t.input.validate(v); f != nil {
 		msg, _ := json.Marshal(f)
-		return nil, &Error{Name: "DataError", Message: string(msg)}
+		return nil, &Error{Name: DataError, Message: string(msg)}
 	}
 	return tr, nil
 }

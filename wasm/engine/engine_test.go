@@ -51,6 +51,8 @@ func TestRegisterErrors(t *testing.T) {
 		{"x-sensitive string", `{"name":"t","description":"d","outputSchema":{"properties":{"a":{"x-sensitive":"yes"}}}}`, "TypeError", "x-sensitive must be a boolean, got string"},
 		{"x-sensitive in unused defs", `{"name":"t","description":"d","outputSchema":{"$defs":{"a":{"x-sensitive":1}}}}`, "TypeError", "/$defs/a"},
 		{"x-sensitive at root", `{"name":"t","description":"d","outputSchema":{"x-sensitive":null}}`, "TypeError", "the root"},
+		{"x-sensitive under an unknown keyword", `{"name":"t","description":"d","outputSchema":{"type":"object","secret":{"x-sensitive":true}}}`, "TypeError", `at /secret: x-sensitive is under "secret", which holds no subschema`},
+		{"x-sensitive deep under an unknown keyword", `{"name":"t","description":"d","outputSchema":{"properties":{"a":{"propertys":{"b":{"x-sensitive":true}}}}}}`, "TypeError", `at /properties/a/propertys/b: x-sensitive is under "propertys"`},
 		{"remote ref", `{"name":"t","description":"d","outputSchema":{"$ref":"https://evil.example/s.json"}}`, "TypeError", "not loaded"},
 		{"relative ref", `{"name":"t","description":"d","outputSchema":{"$ref":"other.json"}}`, "TypeError", "not loaded"},
 		{"unknown $schema", `{"name":"t","description":"d","outputSchema":{"$schema":"https://evil.example/meta"}}`, "TypeError", "outputSchema"},

@@ -20,7 +20,8 @@ const (
 
 // Output turns what a tool's execute produced into the agent view. It is
 // the one function every agent path calls: executeTool on either object,
-// the testing API and the native mirror.
+// the testing API and the native mirror. name may be empty when o.Call
+// names a decided call: the call knows its tool.
 //
 // The rules, in the order they apply:
 //   - A tool that declares nothing sensitive gets its output byte for byte,
@@ -42,15 +43,12 @@ const (
 // effective one (risk.Policy.Withholds); what reaches the agent joins
 // the session's trust state; an untrusted result is spotlighted.
 func (e *Engine) Output(name string, o Outcome) (res Result) {
-	t := e.lookup(name)
-	if t == nil {
-		return Result{Err: noTool(name)}
-	}
-	c, refused := e.startOutput(t, o)
+	c, refused := e.startOutput(name, o)
 	if refused != nil {
 		return *refused
 	}
-	t, o.Call = c.tool, c.id
+	t := c.tool
+	o.Call = c.id
 	defer func() {
 		res = e.finishOutput(c, o, res)
 		res.CallID = c.id
@@ -66,9 +64,9 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 	case Threw, Unserializable:
 		// Never the page's message: it may hold what the tool was
 		// asked to keep.
-		return Result{Err: &Error{Name: "UnknownError", Message: toolFailed}}
+		return Result{Err: &Error{Name: UnknownError, Message: toolFailed}}
 	case Aborted:
-		return Result{Err: &Error{Name: "AbortError", Message: fmt.Sprintf("executeTool: the call of tool %q was aborted", name)}}
+		return Result{Err: &Error{Name: AbortError, Message: fmt.Sprintf("executeTool: the call of tool %q was aborted", t.name)}}
 	case TimedOut:
 		return Result{Err: t.failure("the tool did not finish in time")}
 	case Text:
@@ -116,9 +114,9 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 // sensitive it says nothing of the output.
 func (t *tool) failure(why string) *Error {
 	if t.declaresAny {
-		return &Error{Name: "OperationError", Message: fmt.Sprintf("tool %q failed; its output was withheld because it may be sensitive", t.name)}
+		return &Error{Name: OperationError, Message: fmt.Sprintf("tool %q failed; its output was withheld because it may be sensitive", t.name)}
 	}
-	return &Error{Name: "OperationError", Message: fmt.Sprintf("tool %q failed: %s", t.name, why)}
+	return &Error{Name: OperationError, Message: fmt.Sprintf("tool %q failed: %s", t.name, why)}
 }
 
 // mayHaveReference is a sound test for a secret_reference, or a mention

@@ -95,5 +95,5 @@ func (e *tooLongForPattern) inputError(tool string) *Error {
 		reason = fmt.Sprintf("the input of tool %q has more than the %d characters in all that the runtime matches patterns that need the page's RegExp against (keyword pattern, %q): their matching cannot be stopped", tool, pattern.MaxBacktrackingWork, e.pattern)
 	}
 	msg, _ := json.Marshal(Failure{Reason: reason})
-	return &Error{Name: "DataError", Message: string(msg)}
+	return &Error{Name: DataError, Message: string(msg)}
 }

@@ -230,7 +230,8 @@ func (e *Engine) Decide(name, input string, r Resolution) (Decision, error) {
 	if r.Later && len(rs.calls) < rs.policy.MaxCalls() {
 		id := e.ids.next()
 		rs.calls[id] = &decided{tool: t, state: "resolving", sensitive: sensitive}
-		d := risk.Decision{Outcome: Resolving, Facts: []risk.Fact{}}
+		// resolve runs under the tool's own load, its timeout too.
+		d := risk.Decision{Outcome: Resolving, Facts: []risk.Fact{}, Load: rs.policy.Load(t.ann)}
 		return Decision{Call: id, Decision: d, Request: rs.session.Request()}, nil
 	}
 	return e.decide(e.ids.next(), t, sensitive, r), nil
@@ -325,7 +326,7 @@ func (e *Engine) Settle(call string, approved bool) (risk.Entry, error) {
 	defer rs.mu.Unlock()
 	c := rs.calls[call]
 	if c == nil || c.state != "pending" {
-		return risk.Entry{}, &Error{Name: "InvalidStateError", Message: "veil: the call is not waiting for the user"}
+		return risk.Entry{}, &Error{Name: InvalidStateError, Message: "veil: the call is not waiting for the user"}
 	}
 	c.state = "declined"
 	if approved {
@@ -361,30 +362,11 @@ type riskCall struct {
 // id (Output used directly, not through Decide) is decided now, on the
 // tool's own annotations, given an id, and refused if the policy would
 // not have allowed it to run.
-func (e *Engine) startOutput(t *tool, o Outcome) (riskCall, *Result) {
-	rs := &e.risk
+func (e *Engine) startOutput(name string, o Outcome) (riskCall, *Result) {
 	if o.Call == "" {
-		if o.Kind == Refused {
-			return riskCall{}, &Result{Err: typeError("executeTool: a refused call of tool %q has no call id", t.name)}
-		}
-		id := e.ids.next()
-		if o.Kind != Returned && o.Kind != Text {
-			return e.effective(id, t, t.ann), nil
-		}
-		rs.mu.Lock()
-		d := rs.policy.Decide(risk.Call{Tool: t.name, Static: t.ann}, &rs.session)
-		if d.Outcome == risk.Confirm || d.Outcome == risk.Block {
-			facts := append(d.Facts, risk.Fact{Rule: risk.RuleUndecided, Source: "call", Key: "decision", Value: "none"})
-			rs.log.Add(risk.Entry{Call: id, Tool: t.name, Time: e.opts.Now(), Outcome: "block", Rule: risk.RuleUndecided, Facts: facts})
-			rs.mu.Unlock()
-			r := refusal(t.name, risk.RuleUndecided, "blocked")
-			r.CallID = id
-			return riskCall{id: id}, &r
-		}
-		rs.mu.Unlock()
-		return e.effective(id, t, t.ann), nil
+		return e.startUndecided(name, o)
 	}
-
+	rs := &e.risk
 	rs.mu.Lock()
 	c := rs.calls[o.Call]
 	delete(rs.calls, o.Call)
@@ -393,13 +375,21 @@ func (e *Engine) startOutput(t *tool, o Outcome) (riskCall, *Result) {
 		r.CallID = o.Call
 		return riskCall{id: o.Call}, &r
 	}
+	if c == nil {
+		return refused(Result{Err: &Error{Name: OperationError, Message: "executeTool: the call was not decided, or its output was already given"}})
+	}
+	t := c.tool
 	switch {
-	case c == nil:
-		return refused(Result{Err: &Error{Name: "OperationError", Message: fmt.Sprintf("executeTool: the call of tool %q was not decided, or its output was already given", t.name)}})
-	case c.tool != t:
-		return refused(Result{Err: t.failure("the tool was replaced while it ran")})
+	case name != "" && name != t.name:
+		return refused(Result{Err: typeError("executeTool: the call is of tool %q, not %q", t.name, name)})
+	case e.lookup(t.name) != t:
+		// The name may now belong to another registration, with other
+		// rules.
+		return refused(Result{Err: &Error{Name: UnknownError, Message: fmt.Sprintf("executeTool: tool %q was unregistered before its call finished", t.name)}})
 	case o.Kind == Aborted:
 		return e.effective(o.Call, t, c.ann), nil
+	case c.state == "resolving":
+		return refused(refusal(t.name, risk.RuleUndecided, "blocked"))
 	case c.state == "allowed" || c.state == "approved":
 		if o.Kind == Refused {
 			return refused(refusal(t.name, "", "refused"))
@@ -412,6 +402,34 @@ func (e *Engine) startOutput(t *tool, o Outcome) (riskCall, *Result) {
 		outcome = "declined"
 	}
 	return refused(refusal(t.name, c.rule, outcome))
+}
+
+// startUndecided is startOutput for a call that was not decided.
+func (e *Engine) startUndecided(name string, o Outcome) (riskCall, *Result) {
+	t := e.lookup(name)
+	if t == nil {
+		return riskCall{}, &Result{Err: noTool(name)}
+	}
+	if o.Kind == Refused {
+		return riskCall{}, &Result{Err: typeError("executeTool: a refused call of tool %q has no call id", t.name)}
+	}
+	id := e.ids.next()
+	if o.Kind != Returned && o.Kind != Text {
+		return e.effective(id, t, t.ann), nil
+	}
+	rs := &e.risk
+	rs.mu.Lock()
+	d := rs.policy.Decide(risk.Call{Tool: t.name, Static: t.ann}, &rs.session)
+	if d.Outcome == risk.Confirm || d.Outcome == risk.Block {
+		facts := append(d.Facts, risk.Fact{Rule: risk.RuleUndecided, Source: "call", Key: "decision", Value: "none"})
+		rs.log.Add(risk.Entry{Call: id, Tool: t.name, Time: e.opts.Now(), Outcome: "block", Rule: risk.RuleUndecided, Facts: facts})
+		rs.mu.Unlock()
+		r := refusal(t.name, risk.RuleUndecided, "blocked")
+		r.CallID = id
+		return riskCall{id: id}, &r
+	}
+	rs.mu.Unlock()
+	return e.effective(id, t, t.ann), nil
 }
 
 // effective returns the call: t, or a copy of t whose sensitiveHint is

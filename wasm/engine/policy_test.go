@@ -303,7 +303,8 @@ func TestConfigureErrors(t *testing.T) {
 		{`{"timeoutMs":"1000"}`, `timeoutMs must be an integer, got string`},
 		{`{"timeoutMs":1.5}`, `timeoutMs must be an integer, got number 1.5`},
 		{`{"timeoutMs":0}`, ``},
-		{`{"timeoutMs":-2}`, `timeoutMs: must be a positive number of milliseconds, got -2`},
+		{`{"timeoutMs":-2}`, `timeoutMs: must be a positive number of milliseconds, at most 2147483647, got -2`},
+		{`{"slowTimeoutMs":1e300}`, `slowTimeoutMs must be an integer, got number 1e300`},
 		{`{"withhold":"pii"}`, `withhold must be an array, got string`},
 		{`[`, `the options must be an object`},
 		{`[]`, `the options must be an object`},
@@ -701,4 +702,44 @@ func TestResolveLater(t *testing.T) {
 	_, err = e.Resolve(open2.Call, Resolution{})
 	require.ErrorAs(t, err, &ee, "nor one whose tool was replaced")
 	assert.Equal(t, "UnknownError", ee.Name)
+}
+
+// TestOutputByCall: the call knows its tool, and a call whose tool went
+// away before its output came is refused, whatever now has the name.
+func TestOutputByCall(t *testing.T) {
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"t","description":"d","annotations":{"readOnlyHint":true}}`)
+	decide := func() string {
+		t.Helper()
+		d, err := e.Decide("t", `{}`, Resolution{})
+		require.NoError(t, err)
+		return d.Call
+	}
+	res := e.Output("", Outcome{Kind: Text, Data: "ok", Call: decide()})
+	require.Nil(t, res.Err)
+	assert.Equal(t, "ok", res.Agent, "Output with no name, by call")
+
+	res = e.Output("other", Outcome{Kind: Text, Data: "ok", Call: decide()})
+	require.NotNil(t, res.Err)
+	assert.Equal(t, TypeError, res.Err.Name, "a call named with another tool")
+
+	for _, then := range []string{"unregistered", "replaced"} {
+		id := decide()
+		e.Unregister("t")
+		if then == "replaced" {
+			mustRegister(t, e, `{"name":"t","description":"d","annotations":{"readOnlyHint":true}}`)
+		}
+		res = e.Output("", Outcome{Kind: Text, Data: "late", Call: id})
+		require.NotNil(t, res.Err, then)
+		assert.Equal(t, UnknownError, res.Err.Name, then)
+		assert.Contains(t, res.Err.Message, "unregistered before its call finished", then)
+		assert.Equal(t, id, res.CallID, then)
+		if then == "unregistered" {
+			mustRegister(t, e, `{"name":"t","description":"d","annotations":{"readOnlyHint":true}}`)
+		}
+	}
+
+	res = e.Output("", Outcome{Kind: Text, Data: "x", Call: "never-decided"})
+	require.NotNil(t, res.Err)
+	assert.Equal(t, OperationError, res.Err.Name)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,9 +191,42 @@ func checkSensitiveKeywords(v any, at string) error {
 			if err := checkSensitiveKeywords(sub, p); err != nil {
 				return err
 			}
+		case "const", "enum", "default", "examples", sensitiveKeyword:
+			// Data, not subschemas.
+		default:
+			// A keyword the compiler does not read as holding a subschema
+			// (a typo, or one of the page's own): an x-sensitive inside it
+			// would never apply, and the value it means to mark would
+			// reach the agent.
+			if q := findSensitive(sub, p); q != "" {
+				return fmt.Errorf("at %s: %s is under %q, which holds no subschema, so it would never apply", q, sensitiveKeyword, k)
+			}
 		}
 	}
 	return nil
+}
+
+// findSensitive returns the pointer of the first x-sensitive member inside
+// v, at pointer at, or "".
+func findSensitive(v any, at string) string {
+	switch v := v.(type) {
+	case map[string]any:
+		if _, ok := v[sensitiveKeyword]; ok {
+			return orRoot(at)
+		}
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if q := findSensitive(v[k], at+"/"+escapePointer(k)); q != "" {
+				return q
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if q := findSensitive(e, at+"/"+strconv.Itoa(i)); q != "" {
+				return q
+			}
+		}
+	}
+	return ""
 }
 
 func orRoot(p string) string {

@@ -217,7 +217,7 @@ func (e *Engine) Reveal(handle string) (Revealed, error) {
 	e.sweepLocked()
 	c, i, ok := e.vault.find(handle)
 	if !ok {
-		return Revealed{}, &Error{Name: "NotFoundError", Message: "reveal: no item with that handle is held (it may have expired or been forgotten)"}
+		return Revealed{}, &Error{Name: NotFoundError, Message: "reveal: no item with that handle is held (it may have expired or been forgotten)"}
 	}
 	it := &c.items[i]
 	if it.kind == referenceItem {

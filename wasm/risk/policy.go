@@ -56,6 +56,9 @@ const (
 	// for a call with slowExecutionHint.
 	DefaultTimeoutMs     = 120_000
 	DefaultSlowTimeoutMs = 600_000
+	// MaxTimeoutMs is the longest timeout: the longest delay a browser's
+	// setTimeout keeps (a longer one fires at once).
+	MaxTimeoutMs = 1<<31 - 1
 )
 
 // Outcome is what a decision says to do with a call.
@@ -220,8 +223,8 @@ func NewPolicy(c *Config) (*Policy, error) {
 		setting *int
 	}{{"timeoutMs", c.TimeoutMs, &p.timeoutMs}, {"slowTimeoutMs", c.SlowTimeoutMs, &p.slowTimeoutMs}} {
 		switch {
-		case t.got < 0:
-			return nil, fmt.Errorf("%s: must be a positive number of milliseconds, got %d", t.key, t.got)
+		case t.got < 0 || t.got > MaxTimeoutMs:
+			return nil, fmt.Errorf("%s: must be a positive number of milliseconds, at most %d, got %d", t.key, MaxTimeoutMs, t.got)
 		case t.got > 0:
 			*t.setting = t.got
 		}
@@ -330,7 +333,7 @@ type Call struct {
 // aiProcessing with that outcome names the decision.
 func (p *Policy) Decide(c Call, s *State) Decision {
 	a := c.Static.Refine(c.Resolved)
-	d := Decision{Outcome: Allow, Facts: []Fact{}, Load: p.load(a)}
+	d := Decision{Outcome: Allow, Facts: []Fact{}, Load: p.Load(a)}
 	fire := func(rule string, o Outcome, facts []Fact) {
 		if o == Allow {
 			return
@@ -413,7 +416,9 @@ func privateFacts(s *State) []Fact {
 	return facts
 }
 
-func (p *Policy) load(a *Annotations) Load {
+// Load is what a call with annotations a asks of the runtime's
+// scheduling, with the policy's timeout for it.
+func (p *Policy) Load(a *Annotations) Load {
 	idem := []*bool{a.Idempotent, a.Meta.Idempotent}
 	retry := slices.ContainsFunc(idem, is) && !slices.ContainsFunc(idem, func(b *bool) bool { return b != nil && !*b })
 	l := Load{Slow: is(a.SlowExecution), Exclusive: is(a.ResourceIntensive), Retry: retry, TimeoutMs: p.timeoutMs}

@@ -222,8 +222,9 @@ func TestNewPolicyErrors(t *testing.T) {
 		{"resolve cannot be disabled", Config{InsecureDisableRules: []string{"resolve"}}, `unknown rule "resolve"`},
 		{"unknown withhold label", Config{Withhold: []string{"secret"}}, `unknown sensitivity label "secret"`},
 		{"unknown private label", Config{Private: []string{"PII"}}, `unknown sensitivity label "PII"`},
-		{"negative timeout", Config{TimeoutMs: -1}, `timeoutMs: must be a positive number of milliseconds, got -1`},
-		{"negative slow timeout", Config{SlowTimeoutMs: -5}, `slowTimeoutMs: must be a positive number of milliseconds, got -5`},
+		{"negative timeout", Config{TimeoutMs: -1}, `timeoutMs: must be a positive number of milliseconds, at most 2147483647, got -1`},
+		{"negative slow timeout", Config{SlowTimeoutMs: -5}, `slowTimeoutMs: must be a positive number of milliseconds, at most 2147483647, got -5`},
+		{"timeout past what a timer keeps", Config{TimeoutMs: 1 << 31}, `timeoutMs: must be a positive number of milliseconds, at most 2147483647, got 2147483648`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package ops
 
 import (
 	"encoding/json"
@@ -19,29 +17,6 @@ var awkward = []string{
 	"", "plain", `"quoted"`, `back\slash`, "tab\there", "nl\ncr\r", "\b\f\v\x00\x01\x1f\x7f",
 	"<script>&amp;</script>", "line\u2028para\u2029", "é ü ß 日本 😀", "\xff", "a\xed\xa0\x80b",
 	"\xe2\x82", "\xc3", "\xf0\x9f\x98", "ok\xed\xbf\xbfend", "\u00e9\U0001F600", "\ufffd", "\x1b[0m",
-}
-
-func TestAppendStringMatchesJSON(t *testing.T) {
-	all := append([]string{}, awkward...)
-	for c := range 256 {
-		all = append(all, string([]byte{byte(c)}), "x"+string([]byte{byte(c)})+"y")
-	}
-	for r := rune(0); r < 0x3000; r += 7 {
-		all = append(all, string(r))
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 500 {
-		b := make([]byte, rng.IntN(12))
-		for i := range b {
-			b[i] = byte(rng.IntN(256))
-		}
-		all = append(all, string(b))
-	}
-	for _, s := range all {
-		want, err := json.Marshal(s)
-		require.NoError(t, err)
-		assert.Equal(t, string(want), string(appendString(nil, "", s)), "appendString(%q)", s)
-	}
 }
 
 // fill sets v, and what it holds, to random values, each field left zero
@@ -82,36 +57,42 @@ func fill(v reflect.Value, rng *rand.Rand) {
 	}
 }
 
+// TestOutputReplyMatchesJSON: what the hand-written reply says is what
+// json.Marshal's text for the same value says, read back by JSON.parse's
+// equal, json.Unmarshal.
 func TestOutputReplyMatchesJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := range 2000 {
-		var r outputReply
+		var r OutputReply
 		if i > 0 {
 			fill(reflect.ValueOf(&r).Elem(), rng)
 		}
 		want, err := json.Marshal(r)
 		require.NoError(t, err)
-		require.Equal(t, string(want), r.json(), "reply %d: %#v", i, r)
+		got := r.json()
+		var w, g any
+		require.NoError(t, json.Unmarshal(want, &w))
+		require.NoError(t, json.Unmarshal([]byte(got), &g), "reply %d is not JSON: %s", i, got)
+		require.Equal(t, w, g, "reply %d: %#v\ngot  %s\nwant %s", i, r, got, want)
 	}
 }
 
-// headers are "decide" and "output" headers: as the page writes them, and
+// headers are Decide and Output headers: as the page writes them, and
 // everything else encoding/json has an answer for.
 var headers = []string{
-	`{}`, `{"name":"t"}`, `{"name":"t","resolveFailed":true}`, `{"name":"t","resolveFailed":false}`,
-	`{"name":"t","kind":"returned","call":"AbCd-_12"}`, `{"kind":"text","name":"ü 😀","call":""}`,
-	`{"name":"t","resolved":{"readOnlyHint":true}}`, `{"name":"t","resolved":null}`, `{"name":"t","resolved":"x"}`,
+	`{}`, `{"name":"t"}`, `{"name":"t","resolve":true}`, `{"name":"t","resolve":false}`,
+	`{"call":"AbCd-_12","kind":"returned"}`, `{"kind":"text","call":""}`, `{"call":"ü 😀","kind":"text"}`,
 	`{"name":"a\"b"}`, `{"name":"a\u0041"}`, `{"name":"\ud800"}`, `{"name":"tab	in"}`, "{\"name\":\"\xff\"}",
 	"{\"name\":\"\xed\xa0\x80\"}", `{"name":"<&>"}`, "{\"name\":\"a\u2028b\"}",
 	`{"Name":"t"}`, `{"NAME":"t","Kind":"text"}`, `{"name":"a","name":"b"}`, `{"name":"a","Name":"b"}`,
 	`{"name":"t","extra":1}`, `{"name":"t","extra":"x"}`, `{"name":null}`, `{"name":true}`, `{"name":7}`,
-	`{"resolveFailed":"true"}`, `{"resolveFailed":null}`, `{"kind":false}`, `{"call":["x"]}`,
+	`{"resolve":"true"}`, `{"resolve":null}`, `{"kind":false}`, `{"call":["x"]}`,
 	` {"name":"t"}`, `{"name" : "t"}`, `{"name":"t"} `, `{"name":"t"}x`, `{"name":"t",}`, `{,}`, `{"name"}`,
-	`{"name":"t"`, `{"name":"t"}}`, `{"name":}`, `{"name":tru}`, `{"name":"t","resolveFailed":truex}`,
+	`{"name":"t"`, `{"name":"t"}}`, `{"name":}`, `{"name":tru}`, `{"name":"t","resolve":truex}`,
 	`[]`, `null`, `"x"`, ``, `{`, `}`, `{"`, `{""}`, `{"":"x"}`, `{"":true}`,
-	`{"name":"t","kind":"text"}`, `{"kind":"text","name":"t","call":"c"}`, `{"name":"t","kind":"text","call":"c","x":"y"}`,
-	`{"name":"t","kind":"text","call":"c"`, `{"name":"t""}`, `{"name":"t",,"kind":"text"}`, `{"name":"t"}{}`,
-	`{"name":"t","kind":"text","call":"c"}` + "\n", `{"name":"t","kind":"te\"xt","call":"c"}`,
+	`{"call":"c","kind":"text"}`, `{"kind":"text","call":"c"}`, `{"call":"c","kind":"text","x":"y"}`,
+	`{"call":"c","kind":"text"`, `{"call":"c""}`, `{"call":"c",,"kind":"text"}`, `{"call":"c"}{}`,
+	`{"call":"c","kind":"text"}` + "\n", `{"call":"c","kind":"te\"xt"}`, `{"name":"t","kind":"text","call":"c"}`,
 }
 
 func TestHeaderDecodersMatchJSON(t *testing.T) {
@@ -122,16 +103,16 @@ func TestHeaderDecodersMatchJSON(t *testing.T) {
 		return err.Error()
 	}
 	for _, h := range headers {
-		var wantD decideHeader
-		wantErr := decode(h, &wantD)
+		var wantD DecideRequest
+		wantErr := decode(Decide, h, &wantD)
 		gotD, err := decodeDecide(h)
 		assert.Equal(t, errText(wantErr), errText(err), "decodeDecide(%q) error", h)
 		if wantErr == nil {
 			assert.Equal(t, wantD, gotD, "decodeDecide(%q)", h)
 		}
 
-		var wantO outputHeader
-		wantErr = decode(h, &wantO)
+		var wantO OutputRequest
+		wantErr = decode(Output, h, &wantO)
 		gotO, err := decodeOutput(h)
 		assert.Equal(t, errText(wantErr), errText(err), "decodeOutput(%q) error", h)
 		if wantErr == nil {
@@ -150,8 +131,8 @@ func TestPlainObjectReadsWhatThePageWrites(t *testing.T) {
 	}{
 		{`{"name":"small"}`, []string{"name"}, []string{"small"}},
 		{`{"name":"日本 😀"}`, []string{"name"}, []string{"日本 😀"}},
-		{`{"name":"small","kind":"returned","call":"SVTQB10XwOBiMPjt"}`, []string{"name", "kind", "call"}, []string{"small", "returned", "SVTQB10XwOBiMPjt"}},
-		{`{"name":"","kind":"text","call":""}`, []string{"name", "kind", "call"}, []string{"", "text", ""}},
+		{`{"call":"SVTQB10XwOBiMPjtSVTQB1","kind":"returned"}`, []string{"call", "kind"}, []string{"SVTQB10XwOBiMPjtSVTQB1", "returned"}},
+		{`{"call":"","kind":"text"}`, []string{"call", "kind"}, []string{"", "text"}},
 	}
 	for _, tt := range tests {
 		got := make([]string, len(tt.keys))

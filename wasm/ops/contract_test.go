@@ -1,0 +1,99 @@
+package ops
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The page's side of the contract is JavaScript: these tests read it and
+// hold it to this package, so that an op renamed, dropped or added on one
+// side fails here rather than in a browser.
+
+// glue reads the page's glue, the files that talk to the engine.
+func glue(t *testing.T) string {
+	t.Helper()
+	var all string
+	for _, name := range []string{"webmcp.js", "worker.js"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "js", name))
+		require.NoError(t, err)
+		all += string(b)
+	}
+	return all
+}
+
+// matches returns the first group of every match of re in s.
+func matches(re *regexp.Regexp, s string) []string {
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// TestGlueSendsTheOps: every op the glue sends is one of All, and it sends
+// every one but Sweep, which the host sends on its own.
+func TestGlueSendsTheOps(t *testing.T) {
+	sent := matches(regexp.MustCompile(`\bcall\(\s*'([^']*)'`), glue(t))
+	require.NotEmpty(t, sent, "the glue's call('op', …) sites")
+	for _, op := range sent {
+		assert.Contains(t, All, op, "js sends op %q", op)
+	}
+	for _, op := range All {
+		if op != Sweep && op != Exit {
+			assert.Contains(t, sent, op, "js never sends op %q", op)
+		}
+	}
+}
+
+// TestGlueFailure: the glue's failure reply is Failure, written once.
+func TestGlueFailure(t *testing.T) {
+	src := glue(t)
+	defs := matches(regexp.MustCompile(`const FAILURE = '([^']*)'`), src)
+	require.Len(t, defs, 1, "one FAILURE in the glue")
+	assert.Equal(t, Failure, defs[0])
+	assert.Equal(t, 1, len(regexp.MustCompile(`engine failure`).FindAllString(src, -1)), "the failure's message is written once")
+}
+
+// TestGlueErrorNames: an error name the glue compares a reply's error
+// with is one the engine sends.
+func TestGlueErrorNames(t *testing.T) {
+	names := matches(regexp.MustCompile(`error\??\.name === '([A-Za-z]+)'`), glue(t))
+	require.NotEmpty(t, names, "the glue reads error names")
+	for _, n := range names {
+		assert.True(t, slices.Contains(ErrorNames, n), "js compares with error name %q, which the engine never sends", n)
+	}
+}
+
+// TestGlueHeaders: the members the glue writes in each op's header are
+// the request's, so that decode's strictness never trips on the page.
+func TestGlueHeaders(t *testing.T) {
+	src := glue(t)
+	tests := []struct {
+		op      string
+		members []string
+	}{
+		{Decide, []string{"name"}},
+		{Output, []string{"call", "kind"}},
+		{Settle, []string{"call", "approved"}},
+		{Unregister, []string{"name", "registration"}},
+		{Reveal, []string{"handle"}},
+		{Forget, []string{"handle"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.op, func(t *testing.T) {
+			re := regexp.MustCompile(`\bcall\(\s*'` + tt.op + `',\s*\{([^}]*)\}`)
+			sites := matches(re, src)
+			require.NotEmpty(t, sites, "call('%s', {…})", tt.op)
+			for _, site := range sites {
+				got := matches(regexp.MustCompile(`(?:^|,)\s*([A-Za-z]+)\s*(?::|,|$)`), site)
+				assert.ElementsMatch(t, tt.members, got, "call('%s', {%s})", tt.op, site)
+			}
+		})
+	}
+}

@@ -1,0 +1,149 @@
+package ops
+
+import (
+	"encoding/json"
+
+	"github.com/veilmcp/veil/wasm/engine"
+	"github.com/veilmcp/veil/wasm/risk"
+)
+
+// InitRequest is the Init header: the page's side of engine.Options.
+type InitRequest struct {
+	// Origin is the page's origin; BaseURL its document's base URL.
+	Origin  string `json:"origin"`
+	BaseURL string `json:"baseURL"`
+	// HoldTTLms is how long withheld values are kept, in milliseconds.
+	// Zero means engine.DefaultHoldTTL.
+	HoldTTLms float64 `json:"holdTTLms,omitempty"`
+	// RedeemPath is the path every redeemUrl must start with.
+	RedeemPath string `json:"redeemPath,omitempty"`
+	// MaxOutputBytes and MaxReferenceTTLs (seconds) are the engine's
+	// bounds; zero means its defaults.
+	MaxOutputBytes   int     `json:"maxOutputBytes,omitempty"`
+	MaxReferenceTTLs float64 `json:"maxReferenceTTLs,omitempty"`
+}
+
+// InitReply answers Init with the session's trust state, which the page
+// shows until a call changes it.
+type InitReply struct {
+	Trust risk.State `json:"trust"`
+}
+
+// RegisterRequest is the Register header.
+type RegisterRequest struct {
+	// Registration names this registration of the tool, so that
+	// Unregister removes it and not a later one of the same name. The
+	// page numbers its registrations.
+	Registration int64 `json:"registration"`
+	// Resolve: the tool has a resolve callback. Every call of it is
+	// opened by Decide with the outcome "resolve", and decided by Resolve
+	// once the page has run the callback on the checked input.
+	Resolve bool `json:"resolve,omitempty"`
+}
+
+// RegisterReply answers Register.
+type RegisterReply struct {
+	// Unknown lists the annotations the runtime does not read, passed on
+	// as they are; the page says so once.
+	Unknown []string `json:"unknown,omitempty"`
+}
+
+// UnregisterRequest is the Unregister header.
+type UnregisterRequest struct {
+	Name string `json:"name"`
+	// Registration is RegisterRequest.Registration: the tool is removed
+	// only while that registration holds the name.
+	Registration int64 `json:"registration"`
+}
+
+// DecideRequest is the Decide header.
+type DecideRequest struct {
+	Name string `json:"name"`
+}
+
+// DecideReply answers Decide: the decision, and the registration of the
+// tool it was made for, whose execute the page runs.
+type DecideReply struct {
+	engine.Decision
+	Registration int64 `json:"registration"`
+}
+
+// ResolveRequest is the Resolve header.
+type ResolveRequest struct {
+	Call string `json:"call"`
+	// Resolved is what resolve returned, as JSON: annotations, or null.
+	Resolved json.RawMessage `json:"resolved,omitempty"`
+	// Failed: resolve threw, timed out or returned something that is not
+	// an object.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// SettleRequest is the Settle header.
+type SettleRequest struct {
+	Call     string `json:"call"`
+	Approved bool   `json:"approved"`
+}
+
+// SettleReply answers Settle with the call's entry in the decision log.
+type SettleReply struct {
+	Entry risk.Entry `json:"entry"`
+}
+
+// OutputRequest is the Output header.
+type OutputRequest struct {
+	// Call is the id Decide gave the call, which knows its tool.
+	Call string             `json:"call"`
+	Kind engine.OutcomeKind `json:"kind"`
+}
+
+// OutputReply answers Output. The page's events use the call's id, which
+// it has from Decide.
+type OutputReply struct {
+	// Held counts what the call withheld; the list can run to thousands
+	// of items, so the page asks for it with Items.
+	Held int `json:"held"`
+	// Invalid says why each invalid secret_reference was withheld.
+	Invalid []string      `json:"invalid"`
+	Error   *engine.Error `json:"error,omitempty"`
+	// Trust is the session's trust state, when the call changed it.
+	Trust *risk.State `json:"trust,omitempty"`
+	// Malicious: the result was flagged with maliciousActivityHint.
+	Malicious bool `json:"malicious,omitempty"`
+	// Same: the agent view is the output as the page sent it; the body is
+	// empty and the page answers with its own string.
+	Same bool `json:"same,omitempty"`
+	// Reserved counts the members under the runtime's own _meta prefix
+	// the result carried, which were removed.
+	Reserved int `json:"reserved,omitempty"`
+}
+
+// DecisionsReply answers Decisions, oldest first.
+type DecisionsReply struct {
+	Decisions []risk.Entry `json:"decisions"`
+}
+
+// ItemsReply answers Items.
+type ItemsReply struct {
+	Items []engine.Item `json:"items"`
+}
+
+// HandleRequest is the Reveal and Forget header.
+type HandleRequest struct {
+	Handle string `json:"handle"`
+}
+
+// RevealReply answers Reveal; the value is the body.
+type RevealReply struct {
+	Kind      string `json:"kind"`
+	RedeemURL string `json:"redeemUrl,omitempty"`
+}
+
+// OKReply answers the ops that only succeed or not.
+type OKReply struct {
+	OK bool `json:"ok"`
+}
+
+// ErrorReply is the reply header of a failed op.
+type ErrorReply struct {
+	Error *engine.Error `json:"error"`
+}

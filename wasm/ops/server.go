@@ -1,0 +1,264 @@
+package ops
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/veilmcp/veil/wasm/engine"
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
+)
+
+// Server answers the ops. Its engine is created by Init. It is safe for
+// concurrent use.
+type Server struct {
+	host engine.Options
+
+	mu  sync.Mutex
+	eng *engine.Engine
+	// owners maps each registered tool's name to the registration that
+	// holds it.
+	owners map[string]RegisterRequest
+	exited bool
+}
+
+// NewServer returns a Server whose engines get host's Regexp, Rand and
+// Now: what the host, not the page, provides. A nil host means Go's.
+func NewServer(host *engine.Options) *Server {
+	s := &Server{}
+	if host != nil {
+		s.host = engine.Options{Regexp: host.Regexp, Rand: host.Rand, Now: host.Now}
+	}
+	return s
+}
+
+// errExited answers every op after Exit.
+var errExited = &engine.Error{Name: engine.InvalidStateError, Message: "veil engine: exited"}
+
+// Handle answers one op with its reply header and body. It never panics:
+// a panic is the Failure reply.
+func (s *Server) Handle(op, header, body string) (replyHeader, replyBody string) {
+	defer func() {
+		if recover() != nil {
+			replyHeader, replyBody = Failure, ""
+		}
+	}()
+	if header == "" {
+		header = "{}"
+	}
+	s.mu.Lock()
+	e, exited := s.eng, s.exited
+	switch {
+	case exited:
+	case op == Init:
+		e = nil
+	case op == Exit:
+		s.exited = true
+	}
+	s.mu.Unlock()
+	switch {
+	case exited:
+		return errorReply(errExited), ""
+	case op == Init:
+		return s.init(header)
+	case op == Exit:
+		return okReply, ""
+	case e == nil:
+		return errorReply(&engine.Error{Name: engine.InvalidStateError, Message: "veil engine: not initialized"}), ""
+	}
+	return s.dispatch(e, op, header, body)
+}
+
+// Exited reports whether the server has answered Exit.
+func (s *Server) Exited() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exited
+}
+
+func (s *Server) init(header string) (string, string) {
+	var r InitRequest
+	if err := decode(Init, header, &r); err != nil {
+		return errorReply(err), ""
+	}
+	opts := s.host
+	opts.Origin, opts.BaseURL, opts.RedeemPath = r.Origin, r.BaseURL, r.RedeemPath
+	opts.MaxOutputBytes = r.MaxOutputBytes
+	opts.HoldTTL = time.Duration(r.HoldTTLms * float64(time.Millisecond))
+	opts.MaxReferenceTTL = time.Duration(r.MaxReferenceTTLs * float64(time.Second))
+	e := engine.New(&opts)
+	s.mu.Lock()
+	s.eng, s.owners = e, map[string]RegisterRequest{}
+	s.mu.Unlock()
+	return reply(InitReply{Trust: e.Trust()}), ""
+}
+
+func (s *Server) dispatch(e *engine.Engine, op, header, body string) (string, string) {
+	switch op {
+	case Register:
+		var r RegisterRequest
+		if err := decode(op, header, &r); err != nil {
+			return errorReply(err), ""
+		}
+		reg, err := e.RegisterTool(body)
+		if err != nil {
+			return errorReply(err), ""
+		}
+		s.mu.Lock()
+		s.owners[reg.Name] = r
+		s.mu.Unlock()
+		if len(reg.Unknown) == 0 {
+			return "{}", reg.Definition
+		}
+		return reply(RegisterReply{Unknown: reg.Unknown}), reg.Definition
+	case Unregister:
+		var r UnregisterRequest
+		if err := decode(op, header, &r); err != nil {
+			return errorReply(err), ""
+		}
+		s.mu.Lock()
+		owner, ok := s.owners[r.Name]
+		ok = ok && owner.Registration == r.Registration && e.Unregister(r.Name)
+		if ok {
+			delete(s.owners, r.Name)
+		}
+		s.mu.Unlock()
+		return reply(OKReply{ok}), ""
+	case Decide:
+		r, err := decodeDecide(header)
+		if err != nil {
+			return errorReply(err), ""
+		}
+		s.mu.Lock()
+		owner := s.owners[r.Name]
+		s.mu.Unlock()
+		d, err := e.Decide(r.Name, body, engine.Resolution{Later: owner.Resolve})
+		if err != nil {
+			return errorReply(err), ""
+		}
+		return reply(DecideReply{d, owner.Registration}), d.Refusal
+	case Resolve:
+		var r ResolveRequest
+		if err := decode(op, header, &r); err != nil {
+			return errorReply(err), ""
+		}
+		return decision(e.Resolve(r.Call, engine.Resolution{Annotations: string(r.Resolved), Failed: r.Failed}))
+	case Settle:
+		var r SettleRequest
+		if err := decode(op, header, &r); err != nil {
+			return errorReply(err), ""
+		}
+		entry, err := e.Settle(r.Call, r.Approved)
+		if err != nil {
+			return errorReply(err), ""
+		}
+		return reply(SettleReply{entry}), ""
+	case Output:
+		r, err := decodeOutput(header)
+		if err != nil {
+			return errorReply(err), ""
+		}
+		if !knownKind(r.Kind) {
+			return errorReply(&engine.Error{Name: engine.TypeError, Message: "veil engine: unknown outcome kind " + string(r.Kind)}), ""
+		}
+		res := e.Output("", engine.Outcome{Kind: r.Kind, Data: body, Call: r.Call})
+		rp := OutputReply{
+			Held:      res.Held,
+			Invalid:   jsonx.NonNil(res.Invalid),
+			Error:     res.Err,
+			Trust:     res.Trust,
+			Malicious: res.Malicious,
+			Same:      res.Unchanged,
+			Reserved:  res.Reserved,
+		}
+		if res.Unchanged {
+			// The page answers with its own string, which need not cross
+			// back.
+			return rp.json(), ""
+		}
+		return rp.json(), res.Agent
+	case Configure:
+		if err := e.Configure(header); err != nil {
+			return errorReply(err), ""
+		}
+		return okReply, ""
+	case Decisions:
+		return reply(DecisionsReply{jsonx.NonNil(e.Decisions())}), ""
+	case Items:
+		return reply(ItemsReply{jsonx.NonNil(e.Items())}), ""
+	case Reveal:
+		var r HandleRequest
+		if err := decode(op, header, &r); err != nil {
+			return errorReply(err), ""
+		}
+		v, err := e.Reveal(r.Handle)
+		if err != nil {
+			return errorReply(err), ""
+		}
+		return reply(RevealReply{Kind: v.Kind, RedeemURL: v.RedeemURL}), v.Value
+	case Forget:
+		var r HandleRequest
+		if err := decode(op, header, &r); err != nil {
+			return errorReply(err), ""
+		}
+		return reply(OKReply{e.Forget(r.Handle)}), ""
+	case Sweep:
+		e.Sweep()
+		return okReply, ""
+	}
+	return errorReply(&engine.Error{Name: engine.NotSupportedError, Message: "veil engine: unknown op " + op}), ""
+}
+
+// decision is the reply to Decide and Resolve.
+func decision(d engine.Decision, err error) (string, string) {
+	if err != nil {
+		return errorReply(err), ""
+	}
+	return reply(d), d.Refusal
+}
+
+const okReply = `{"ok":true}`
+
+func knownKind(k engine.OutcomeKind) bool {
+	switch k {
+	case engine.Returned, engine.Text, engine.Empty, engine.Threw,
+		engine.Unserializable, engine.TimedOut, engine.Aborted, engine.Refused:
+		return true
+	}
+	return false
+}
+
+// decode reads a request header into v, strictly: a member v does not
+// have is an error, so the page cannot send what the engine ignores.
+func decode(op, header string, v any) error {
+	d := json.NewDecoder(strings.NewReader(header))
+	d.DisallowUnknownFields()
+	err := d.Decode(v)
+	if err == nil && strings.TrimLeft(header[d.InputOffset():], " \t\r\n") != "" {
+		err = errors.New("invalid character after top-level value")
+	}
+	if err != nil {
+		return &engine.Error{Name: engine.TypeError, Message: "veil engine: malformed " + op + " header: " + err.Error()}
+	}
+	return nil
+}
+
+func reply(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Failure
+	}
+	return string(b)
+}
+
+// errorReply is the reply header for err. An error that is not an
+// *engine.Error is reported as the Failure, without its text.
+func errorReply(err error) string {
+	var e *engine.Error
+	if !errors.As(err, &e) {
+		return Failure
+	}
+	return reply(ErrorReply{e})
+}
