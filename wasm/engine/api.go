@@ -8,6 +8,13 @@
 // across the seam and nothing else.
 //
 // Every path by which tool output leaves the runtime ends in [Engine.Output].
+// Its path, one job per file: output.go answers the outcome (and passes
+// through, unchanged, what declares nothing and holds no reference);
+// walk.go decides what the view keeps, reference.go finds and validates
+// secret_references, hold.go keeps what is withheld in the vault
+// (vault.go), scrub.go removes it from every other string, render.go
+// writes the view in MCP's wire shapes (mcp.go), and policy.go and
+// spotlight.go apply the risk policy around it all.
 package engine
 
 import (
@@ -182,6 +189,10 @@ type Result struct {
 	// noticed: Agent is a view the rules wrote, whose first content item
 	// is the runtime's notice of what was withheld.
 	noticed bool
+	// parsed is the tree of a returned outcome's data, when Output parsed
+	// it: result annotations are read from it, and it is the agent view's
+	// tree when Unchanged.
+	parsed *tree
 }
 
 // Revealed is what [Engine.Reveal] hands the user's side.

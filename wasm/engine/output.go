@@ -38,7 +38,7 @@ const (
 //     does not match its outputSchema, cannot be serialized, is too large,
 //     or trips the engine becomes an error that carries none of it.
 //
-// Around them, the risk policy (risk.go): a call the policy did not allow
+// Around them, the risk policy (policy.go): a call the policy did not allow
 // gets an error result naming the rule; sensitiveHint is the call's
 // effective one (risk.Policy.Withholds); what reaches the agent joins
 // the session's trust state; an untrusted result is spotlighted.
@@ -107,7 +107,11 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 	if err != nil {
 		return Result{Err: t.failure("the output is not valid JSON")}
 	}
-	return e.view(t, tr, o)
+	r := e.view(t, tr, o)
+	if o.Kind == Returned {
+		r.parsed = tr
+	}
+	return r
 }
 
 // failure is the error of a failed call. For a tool that declares anything

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/veilmcp/veil/wasm/internal/jsonx"
 	"github.com/veilmcp/veil/wasm/risk"
 )
 
@@ -504,14 +503,7 @@ func refusal(tool, rule, outcome string) Result {
 		text += fmt.Sprintf(" (rule %q: %s)", rule, ruleReasons[rule])
 	}
 	text += ". Do not try to get around this; ask the user if the task needs it."
-	b := appendTextContent([]byte(`{"content":[`), []byte(text))
-	b = append(b, `],"isError":true,"_meta":{`...)
-	b = append(jsonx.AppendString(b, PolicyMetaKey), `:{"rule":`...)
-	b = jsonx.AppendString(b, rule)
-	b = append(b, `,"outcome":`...)
-	b = jsonx.AppendString(b, outcome)
-	b = append(b, `}}}`...)
-	return Result{Agent: string(b)}
+	return Result{Agent: string(appendErrorResult(nil, text, rule, outcome))}
 }
 
 // finishOutput adds what reached the agent to the session's trust state
@@ -526,9 +518,15 @@ func (e *Engine) finishOutput(c riskCall, o Outcome, res Result) (out Result) {
 			out = Result{Err: c.tool.failure("the runtime could not process the output")}
 		}
 	}()
+	// The output is parsed once: by the rules, or here when they passed
+	// it as it came and it may carry annotations.
+	tr := res.parsed
+	if tr == nil && o.Kind == Returned && mayHaveAnnotations(o.Data) {
+		tr, _ = parseTree(o.Data)
+	}
 	var ra risk.ResultAnnotations
-	if o.Kind == Returned && mayHaveAnnotations(o.Data) {
-		ra = resultAnnotations(o.Data)
+	if o.Kind == Returned {
+		ra = resultAnnotations(tr)
 	}
 	untrusted := len(risk.Untrusted(c.ann, ra)) > 0
 
@@ -554,7 +552,11 @@ func (e *Engine) finishOutput(c riskCall, o Outcome, res Result) (out Result) {
 			rs.mu.Unlock()
 		}
 		raw := o.Kind == Text && !res.noticed
-		res.Agent = spotlight(c.tool.name, res.Agent, raw, res.noticed, ra.MaliciousActivity, marker)
+		var view *tree // the agent view's, when the engine holds it
+		if res.Unchanged && o.Kind == Returned {
+			view = tr
+		}
+		res.Agent = spotlight(c.tool.name, res.Agent, view, raw, res.noticed, ra.MaliciousActivity, marker)
 		res.Unchanged = false
 	}
 	return res
@@ -568,10 +570,10 @@ func mayHaveAnnotations(s string) bool {
 	return strings.Contains(s, "annotations")
 }
 
-// resultAnnotations reads _meta.annotations of a CallToolResult.
-func resultAnnotations(data string) risk.ResultAnnotations {
-	tr, err := parseTree(data)
-	if err != nil || tr.nodes[0].kind != kObject {
+// resultAnnotations reads _meta.annotations of a CallToolResult, from
+// its tree; none when it has none, or no tree.
+func resultAnnotations(tr *tree) risk.ResultAnnotations {
+	if tr == nil || tr.nodes[0].kind != kObject {
 		return risk.ResultAnnotations{}
 	}
 	m := tr.member(0, "_meta")

@@ -743,3 +743,44 @@ func TestOutputByCall(t *testing.T) {
 	require.NotNil(t, res.Err)
 	assert.Equal(t, OperationError, res.Err.Name)
 }
+
+// TestOutputParsedOnce: result annotations and spotlighting read the tree
+// the engine already holds; the output is parsed at most once, and the
+// view only when the rules rewrote it.
+func TestOutputParsedOnce(t *testing.T) {
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"plain","description":"d"}`)
+	mustRegister(t, e, `{"name":"web","description":"d","annotations":{"untrustedContentHint":true}}`)
+	mustRegister(t, e, `{"name":"key","description":"d","outputSchema":{"type":"object","properties":{"token":{"type":"string","x-sensitive":true}}}}`)
+	var parsed []string
+	parsing = func(src string) { parsed = append(parsed, src) }
+	defer func() { parsing = nil }()
+
+	tests := []struct {
+		name, tool, data string
+		// output: times the output is parsed; all: parses in all, the
+		// view's included.
+		output, all int
+	}{
+		{"plain, passed as it came", "plain", `{"n":1}`, 0, 0},
+		{"untrusted, spotlit", "web", `{"content":[{"type":"text","text":"hi"}]}`, 1, 1},
+		{"untrusted, with annotations", "web", `{"content":[{"type":"text","text":"hi"}],"_meta":{"annotations":{"openWorldHint":true}}}`, 1, 1},
+		{"withheld, with annotations", "key", `{"token":"tok-7f3a9c2e","_meta":{"annotations":{"openWorldHint":false}}}`, 1, 1},
+		{"withheld and untrusted: the rewritten view too", "key", `{"token":"tok-7f3a9c2e","_meta":{"annotations":{"openWorldHint":true}}}`, 1, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parsed = nil
+			res := e.Output(tt.tool, Outcome{Kind: Returned, Data: tt.data})
+			require.Nil(t, res.Err)
+			n := 0
+			for _, src := range parsed {
+				if src == tt.data {
+					n++
+				}
+			}
+			assert.Equal(t, tt.output, n, "times the output was parsed")
+			assert.Len(t, parsed, tt.all, "parses in all: %q", parsed)
+		})
+	}
+}

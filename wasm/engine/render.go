@@ -4,15 +4,14 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
 
 // This file writes the agent view of an output from which something was
-// withheld, in MCP's wire shapes: a CallToolResult whose first
-// TextContent is the runtime's notice, whose content keeps what the walk
-// kept, and whose _meta lists what was withheld.
+// withheld: a CallToolResult whose first TextContent is the runtime's
+// notice, whose content keeps what the walk kept, and whose _meta lists
+// what was withheld. The shapes' own writers are in mcp.go.
 
 // render writes the view; pointers name what was withheld.
 func (w *walker) render(pointers []string) []byte {
@@ -86,14 +85,11 @@ func (w *walker) render(pointers []string) []byte {
 		})
 		if !sawMeta {
 			sep()
-			b = append(b, `"_meta":{`...)
-			b = append(jsonx.AppendString(b, MetaKey), ':')
-			b = append(b, meta...)
-			b = append(b, '}')
+			b = appendMeta(b, MetaKey, meta)
 		}
 		b = append(b, '}')
 	} else {
-		b = append(b, `{"content":[`...)
+		b = append(b, callToolResultStart...)
 		b = appendTextContent(b, notice)
 		visible := w.act[0] == keep
 		var value []byte
@@ -114,10 +110,7 @@ func (w *walker) render(pointers []string) []byte {
 			b = append(b, `,"structuredContent":`...)
 			b = append(b, value...)
 		}
-		b = append(b, `,"_meta":{`...)
-		b = append(jsonx.AppendString(b, MetaKey), ':')
-		b = append(b, meta...)
-		b = append(b, `}}`...)
+		b = append(appendMeta(append(b, ','), MetaKey, meta), '}')
 	}
 	return b
 }
@@ -249,27 +242,4 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	default:
 		return append(b, tr.src[n.start:n.end]...)
 	}
-}
-
-// appendTextContent appends an MCP TextContent of text.
-func appendTextContent(b []byte, text []byte) []byte {
-	b = append(b, `{"type":"text","text":`...)
-	b = jsonx.AppendString(b, unsafe.String(unsafe.SliceData(text), len(text)))
-	return append(b, '}')
-}
-
-// appendSecretReference appends a secret_reference content item reduced
-// to what the agent may see: its type, label and ttl.
-func appendSecretReference(b []byte, r reference, s *scrubber) []byte {
-	b = append(b, `{"type":"secret_reference","label":`...)
-	label := r.label
-	if c, ok := s.scrub(label); ok {
-		label = c
-	}
-	b = jsonx.AppendString(b, label)
-	if r.ttl != "" && !s.isWithheldNumber(r.ttl) {
-		b = append(b, `,"ttl":`...)
-		b = append(b, r.ttl...)
-	}
-	return append(b, '}')
 }

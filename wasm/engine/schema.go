@@ -85,7 +85,7 @@ type compiledSchema struct {
 	// "x-sensitive": true.
 	anySensitive bool
 	// fast validates parsed trees without the library, where it can
-	// (check.go); nil where it cannot.
+	// (fastvalidate.go); nil where it cannot.
 	fast *fastSchema
 	// names are the member names the schema declares (properties,
 	// required, dependentRequired): the agent reads them in the tool's

@@ -3,10 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-
-	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
 
 // RiskMetaKey is the namespaced _meta key under which a spotlighted agent
@@ -19,8 +16,9 @@ const RiskMetaKey = "dev.veil/risk"
 // forge, and a first text item, written by the runtime, says that what
 // lies between them is data to read, never instructions to follow.
 //
-// agent is the view the rules made: raw text when raw is set, else JSON.
-// skip keeps the first content item as it is: the runtime's own notice of
+// agent is the view the rules made: raw text when raw is set, else JSON,
+// whose tree is tr when the engine already holds it (nil: it is parsed
+// here). skip keeps the first content item as it is: the runtime's own notice of
 // what was withheld. The shape of a spotlighted view:
 //
 //   - content: the runtime's notice; then each content item of the
@@ -38,15 +36,19 @@ const RiskMetaKey = "dev.veil/risk"
 //   - _meta: the runtime's own keys (ReservedPrefix; a tool's were removed
 //     before), then RiskMetaKey; the tool's other _meta members as their
 //     JSON between the markers, in content.
-func spotlight(tool, agent string, raw, skip, malicious bool, marker string) string {
+func spotlight(tool, agent string, tr *tree, raw, skip, malicious bool, marker string) string {
 	b := make([]byte, 0, len(agent)+512)
-	b = append(b, `{"content":[`...)
+	b = append(b, callToolResultStart...)
 	b = appendTextContent(b, []byte(spotlightNotice(tool, marker, malicious)))
-	var tr *tree
 	content := -1
-	if !raw {
-		// The rules gave JSON; were it not, it is still only text.
-		if tr, _ = parseTree(agent); tr != nil && tr.nodes[0].kind == kObject {
+	if raw {
+		tr = nil
+	} else {
+		if tr == nil {
+			// The rules gave JSON; were it not, it is still only text.
+			tr, _ = parseTree(agent)
+		}
+		if tr != nil && tr.nodes[0].kind == kObject {
 			content = tr.member(0, "content")
 		}
 	}
@@ -173,15 +175,6 @@ func isMIMEType(s string) bool {
 // appendWrapped appends a text item holding text between the markers.
 func appendWrapped(b []byte, marker, text string) []byte {
 	return appendTextContent(append(b, ','), []byte("<"+marker+">\n"+text+"\n</"+marker+">"))
-}
-
-// appendRiskMeta appends the RiskMetaKey member and closes _meta and the
-// result.
-func appendRiskMeta(b []byte, malicious bool, marker string) []byte {
-	b = append(jsonx.AppendString(b, RiskMetaKey), `:{"untrustedContent":true,"maliciousActivity":`...)
-	b = strconv.AppendBool(b, malicious)
-	b = append(b, `,"marker":`...)
-	return append(jsonx.AppendString(b, marker), "}}}"...)
 }
 
 // spotlightNotice is the runtime's own text at the head of a spotlighted
