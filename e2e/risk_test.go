@@ -13,6 +13,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/e2e/corpus"
 )
 
 // These tests drive the runtime's risk policy (issue 5) in the browser: the
@@ -248,8 +250,7 @@ func runRiskStep(t *testing.T, tb *tab, path string, s riskStep) {
 		assert.Equal(t, *s.View, view, "%s: the agent view", s.Call)
 	}
 	for _, p := range s.Present {
-		_, found := findSecret(view, p, 0)
-		assert.True(t, found, "%s: %q must be in the agent view %s", s.Call, p, view)
+		assert.True(t, corpus.Present(view, p), "%s: %q must be in the agent view %s", s.Call, p, view)
 	}
 	for _, a := range s.Absent {
 		assertWithheld(t, view, a, s.Call)
@@ -356,7 +357,7 @@ func checkSpotlit(t *testing.T, s riskStep, view string) {
 				inside = true
 			} else if c.Type == "text" {
 				// JSON text between the markers holds the string escaped.
-				if _, found := findSecret(c.Text, p, 0); found || strings.Contains(c.Text, p) {
+				if corpus.Present(c.Text, p) {
 					inside = true
 				}
 			}
