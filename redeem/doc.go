@@ -5,41 +5,105 @@
 // redeemUrl once, with the user's cookies, to show the value.
 //
 // [Handler.Issue] stores a value for its owner and returns the [Reference]
-// to put in the tool result. The [Handler], mounted under its BasePath,
-// answers GET BasePath{id}:
+// to put in the tool result in place of the value:
 //
-//   - 200 {"value": "…"} to the owner, once;
-//   - 410 once the secret expired or was redeemed, for Options.Retention,
-//     then 404;
-//   - 401 when the [Authenticator] finds no principal, 403 when the
-//     principal is not the owner (consuming nothing), 404 for an unknown or
-//     malformed id, 405 for any method but GET, 429 with Retry-After when a
-//     principal or a client address goes over its rate limit, and 503 when
-//     the store can't answer: a store failure never becomes a 200 or a 404;
-//   - 403 to anything but a same-origin fetch, judged by Fetch Metadata
-//     headers before the store is touched.
-//
-// Every response is JSON, errors being {"error": "<code>"}, and carries
-// Cache-Control: no-store, X-Content-Type-Options: nosniff and
-// Referrer-Policy: no-referrer. There are no redirects.
-//
-// Ids are 128 random bits. A [Store] sees only a keyed hash of each id,
-// a keyed hash of its owner, and the value sealed with AES-GCM under the id,
-// so a dump of the store can neither be redeemed nor read. The default
-// store, [MemoryStore], suits a single instance; package
-// [github.com/veilmcp/veil/redeem/redisstore] serves backends that run
-// several.
-//
-// Mount it with a ServeMux pattern:
-//
-//	h, err := redeem.New(sessionUser, nil)
+//	h, err := redeem.New(sessionUser, nil) // sessionUser: func(*http.Request) (principal string, err error)
 //	...
 //	mux.Handle("/redeem/{id}", h)
 //
-// A pattern without a method lets the Handler answer every method itself;
-// with "GET /redeem/{id}" the ServeMux answers other methods, except HEAD,
-// with its own 405. Under other routers the Handler takes the id from the
-// last path segment.
+//	// In the tool's backend:
+//	ref, err := h.Issue(ctx, principal, redeem.Secret{Value: apiKey, Label: "API key"})
+//	// ref marshals to {"type":"secret_reference","id":"…","label":"API key","redeemUrl":"/redeem/…","ttl":300}
+//
+// The package example runs the whole exchange.
+//
+// # The endpoint
+//
+// The [Handler], mounted under its BasePath, answers GET BasePath{id}:
+//
+//	200 {"value":"…"}                   the owner's first redemption
+//	401 {"error":"unauthenticated"}     the Authenticator finds no principal
+//	403 {"error":"cross_origin"}        anything but a same-origin fetch() (below)
+//	403 {"error":"forbidden"}           signed in as someone other than the owner; nothing is consumed
+//	404 {"error":"not_found"}           an unknown or malformed id, or a spent id past its retention
+//	405 {"error":"method_not_allowed"}  any method but GET, HEAD included, with Allow: GET
+//	410 {"error":"gone"}                expired or already redeemed, for Options.Retention
+//	429 {"error":"rate_limited"}        a principal or a client address is over its limit
+//	                                    (404s count too), with Retry-After
+//	503 {"error":"unavailable"}         the store can't answer: a store failure is never a 200 or a 404
+//
+// Every response carries Cache-Control: no-store, Content-Type:
+// application/json, X-Content-Type-Options: nosniff and Referrer-Policy:
+// no-referrer, and nothing redirects. The first redemption wins; every
+// other one gets 410, however many run at once and on however many
+// instances share the store.
+//
+// Only a same-origin fetch() is answered: Sec-Fetch-Site: same-origin,
+// Sec-Fetch-Mode cors or same-origin and Sec-Fetch-Dest: empty are all
+// required, and checked before the store is touched. A request without
+// Fetch Metadata gets 403 unless Options.InsecureAllowMissingFetchMetadata
+// lets in browsers too old to send it, at the price of letting in a
+// cross-site image load that carries the user's cookies.
+//
+// The [Authenticator] returns the principal; an empty one or an error gets
+// 401, and an error wrapping [ErrUnavailable] gets 503.
+//
+// # Mounting
+//
+// With net/http, mount the Handler with a pattern that has no method, so
+// that it answers every method itself; with "GET /redeem/{id}" the
+// ServeMux answers other methods, HEAD apart, with its own 405. Under any
+// other router it is a plain http.Handler: it takes the id from
+// r.PathValue("id") when the router sets it, and from the last path
+// segment otherwise, so with chi, r.Handle("/redeem/{id}", h) serves it
+// for all methods. Mounted elsewhere than /redeem/, set Options.BasePath,
+// so that redeemUrl points there.
+//
+// # Options
+//
+// [New] takes the Authenticator and an [*Options]; nil means every
+// default. New panics if the Authenticator is nil and returns an error for
+// an option it can't use (a key that isn't [KeySize] bytes, a negative
+// duration, a base path without a leading "/"). Each field of [Options]
+// documents its zero value: a random Key (memory store only), a new
+// [MemoryStore], [DefaultBasePath], [DefaultTTL] clamped to
+// [DefaultMaxTTL], [DefaultRetention], [DefaultMaxValueBytes], rate limits
+// per principal and per client address ([RemoteAddress], IPv6 grouped by
+// /64; behind a proxy, return the address it vouches for), and
+// slog.Default() for the log.
+//
+// # Storage
+//
+// Ids are 128 bits from crypto/rand, in base64url. A [Store] sees only a
+// keyed hash (HMAC-SHA-256) of each id and of its owner, and the value
+// sealed with AES-GCM with the id as additional data, so a dump of the
+// store can neither be redeemed nor read. Log lines (log/slog) name a
+// secret by that keyed hash.
+//
+// The default store, [MemoryStore], suits a single instance. Its
+// MaxBytes bounds pending secrets and tombstones together: when it is
+// reached the oldest tombstones go first, and then Issue fails with
+// [ErrStoreFull]; a pending secret is never dropped to make room. Expired
+// values are wiped on a timer that is armed only while the store holds
+// something, so the store needs no Close.
+//
+// Package [github.com/veilmcp/veil/redeem/redisstore] serves backends that
+// run several instances, which must then share one Options.Key; its
+// documentation says which Redis persistence settings single use needs.
+// When Redis is down, a redemption waits for the go-redis client's retries
+// before it answers 503; the client's defaults add up to a few seconds
+// (MaxRetries 3, DialerRetries 5 × 100 ms), so lower them if a fast 503
+// matters more.
+//
+// # Tests
+//
+// Package [github.com/veilmcp/veil/redeem/storetest] is the conformance
+// suite every Store passes. The Redis store's tests start their own
+// redis-server on a free loopback port and fail when they can't, unless
+// VEIL_SKIP_REDIS=1. FuzzHandler serves random methods, paths and headers,
+// and checks that the answer is always a status listed above with the
+// headers listed above, and that a value only ever goes to its owner's
+// same-origin GET.
 //
 // The secret_reference content type and the redemption contract come from
 // the WebMCP proposal on sensitive tool output
