@@ -5,7 +5,7 @@ package engine
 // entities are the named character references decodeCharRef reads with
 // their semicolon: HTML 4.01's, and every name HTML gives an ASCII
 // character. HTML's other names (about two thousand, mostly mathematical
-// symbols) are not read; see the README.
+// symbols) are not read; see docs/agent-view.md.
 var entities = map[string]rune{
 	"AElig":            0x00c6,
 	"AMP":              0x0026,
