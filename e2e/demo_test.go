@@ -294,6 +294,7 @@ func TestDemoAPIKey(t *testing.T) {
 
 	// The user reveals the key with a click.
 	d.waitTrayItem("ci-deploy")
+	assert.Equal(t, []string{"primary", "", "quiet"}, eval[[]string](d.tab, `[...(`+trayItem("ci-deploy")+`).querySelectorAll(".actions button")].map((b) => b.className)`), "the item's buttons' classes")
 	d.clickTray("ci-deploy", "Reveal")
 	key := d.trayValue("ci-deploy")
 	assert.True(t, strings.HasPrefix(key, "nwk_live_"), "the revealed key: %q", key)

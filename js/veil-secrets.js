@@ -69,9 +69,10 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
   const el = (tag, props = {}, ...kids) => {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(props))
-      if (k === 'text') e.textContent = v;
+      if (v == null) continue;
+      else if (k === 'text') e.textContent = v;
       else if (k === 'class') e.className = v;
-      else if (v != null) e.setAttribute(k, v);
+      else e.setAttribute(k, v);
     e.append(...kids);
     return e;
   };
