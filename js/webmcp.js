@@ -69,12 +69,18 @@
       let timer;
       const r = {
         op,
-        header: JSON.stringify(header),
+        header: typeof header === 'string' ? header : JSON.stringify(header),
         body,
         resolve: ([h, b]) => {
           clearTimeout(timer);
           r.resolve = noop;
-          resolve([JSON.parse(h), b]);
+          let parsed;
+          try {
+            parsed = JSON.parse(h);
+          } catch {
+            parsed = JSON.parse(FAILURE);
+          }
+          resolve([parsed, b]);
         },
       };
       send ? send(r) : queue.push(r);
@@ -468,6 +474,9 @@
     let [d, refusal] = await call('decide', { name }, input);
     if (d.error) throw toError(d.error);
     const entry = registrations.get(d.registration) ?? GONE;
+    // Settles with false when the caller aborts: a call waiting for resolve
+    // or for the user stops waiting, as Chromium's does.
+    const aborted = new Promise((r) => signal?.addEventListener('abort', () => r(false), { once: true }));
     if (d.outcome === 'resolve') {
       const hd = { call: d.call };
       try {
@@ -476,6 +485,7 @@
         const r = await Promise.race([
           entry.refine.call(undefined, JSON.parse(input)),
           new Promise((_, fail) => (timer = setTimeout(fail, d.load.timeoutMs, TIMEOUT))),
+          aborted.then(() => Promise.reject(TIMEOUT)),
         ]).finally(() => clearTimeout(timer));
         if (r != null && !isObject(r)) throw r;
         hd.resolved = JSON.parse(JSON.stringify(r ?? null));
@@ -485,6 +495,7 @@
       }
       [d, refusal] = await call('resolve', hd);
       if (d.error) throw toError(d.error);
+      if (d.outcome === 'block') signal?.throwIfAborted();
     }
     if (d.resolveError) console.warn(`veil: ${d.resolveError}; the call is blocked`);
     setTrust(d.trust);
@@ -492,7 +503,21 @@
     // A blocked call is over: the engine gave its agent view with the decision.
     if (d.outcome === 'block') return refusal;
     const id = d.call;
-    const output = (kind, data = '', ms = ENGINE_TIMEOUT) => call('output', { call: id, kind }, data, ms);
+    let closed = false;
+    const output = (kind, data = '', ms = ENGINE_TIMEOUT) => ((closed = true), call('output', { call: id, kind }, data, ms));
+    try {
+      return await runDecided(name, input, signal, d, entry, output, aborted);
+    } catch (e) {
+      // Whatever failed on the page's side, the engine's call is closed.
+      if (!closed) output('aborted');
+      throw e;
+    }
+  };
+
+  /** runDecided runs a call the engine decided, and sends its output. */
+  const runDecided = async (name, input, signal, d, entry, output, aborted) => {
+    const q = JSON.stringify(name);
+    const id = d.call;
     const step = (state) => progress(id, state && { tool: name, state, slow: d.load.slow });
     // The question carries the exact input execute will get, so that an
     // approval is an approval of these arguments.
@@ -506,7 +531,7 @@
       (async () => (conf.notice ?? (await loadUI()).notice)(request()))().catch((e) => console.warn('veil: the notice failed', e));
     if (d.outcome === 'confirm') {
       step('confirming');
-      ok = !entry.gone && (await ask(Object.freeze({ ...request(), signal })));
+      ok = !entry.gone && (await Promise.race([ask(Object.freeze({ ...request(), signal })), aborted]));
       const [h] = await call('settle', { call: id, approved: ok });
       if (h.entry) emit('decision', freeze(h.entry));
       step();
@@ -568,12 +593,14 @@
         if (done) return;
         step('running');
         let timer;
+        let timedOut = false;
         const result = attempt();
         context.dispatchEvent(new ActivatedEvent('toolactivated', { toolName: name }));
         return Promise.race([
-          // idempotentHint: one more try after a transient failure.
-          d.load.retry ? result.catch((e) => (done || !transient(e) ? Promise.reject(e) : (step('retrying'), attempt()))) : result,
-          new Promise((_, fail) => (timer = setTimeout(fail, d.load.timeoutMs, TIMEOUT))),
+          // idempotentHint: one more try after a transient failure, never
+          // after the call timed out.
+          d.load.retry ? result.catch((e) => (done || timedOut || !transient(e) ? Promise.reject(e) : (step('retrying'), attempt()))) : result,
+          new Promise((_, fail) => (timer = setTimeout(() => ((timedOut = true), fail(TIMEOUT)), d.load.timeoutMs))),
         ]).finally(() => clearTimeout(timer));
       };
       let sent = '';
@@ -625,6 +652,12 @@
     });
   };
 
+  /** abortSignal checks executeTool's options.signal. */
+  const abortSignal = (signal) => {
+    if (signal != null && !(signal instanceof AbortSignal)) throw new TypeError('executeTool: options.signal is not an AbortSignal');
+    return signal ?? undefined;
+  };
+
   /** parseInput turns an agent's JSON text into canonical JSON text. */
   const parseInput = (json) => {
     let v;
@@ -673,7 +706,7 @@
         if (!isObject(input)) throw new TypeError('executeTool: the input must be an object');
         const json = JSON.stringify(input);
         if (json === undefined) throw new TypeError('executeTool: the input cannot be serialized');
-        const signal = rest[1]?.signal;
+        const signal = abortSignal(rest[1]?.signal);
         signal?.throwIfAborted();
         return run(name, json, signal);
       } catch (e) {
@@ -715,8 +748,9 @@
     /** @returns {Promise<string|null>} */
     executeTool(name, inputJson, options = {}) {
       try {
-        options?.signal?.throwIfAborted();
-        return run(str(name), parseInput(inputJson), options?.signal);
+        const signal = abortSignal(options?.signal);
+        signal?.throwIfAborted();
+        return run(str(name), parseInput(inputJson), signal);
       } catch (e) {
         return Promise.reject(e);
       }
@@ -968,11 +1002,12 @@
         if (f != null && typeof f !== 'function') throw new TypeError(`veil.configure: ${k} must be a function`);
       // JSON has no Infinity or NaN: they would arrive as null, which
       // restores a default.
-      JSON.stringify(rest, (k, v) => {
-        if (typeof v === 'number' && !Number.isFinite(v)) throw new TypeError(`veil.configure: ${k} must be a finite number`);
+      const json = JSON.stringify(rest, (k, v) => {
+        const n = v instanceof Number ? Number(v) : v;
+        if (typeof n === 'number' && !Number.isFinite(n)) throw new TypeError(`veil.configure: ${k} must be a finite number`);
         return v;
       });
-      const [h] = await call('configure', rest);
+      const [h] = await call('configure', json);
       if (h.error) throw toError(h.error);
       if (confirm !== undefined) conf.confirm = confirm ?? undefined;
       if (notice !== undefined) conf.notice = notice ?? undefined;

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/veilmcp/veil/wasm/risk"
 )
@@ -46,6 +47,36 @@ type decided struct {
 	// sensitive are the pointers of the input's x-sensitive values, kept
 	// for the question while the call waits for its resolution.
 	sensitive []string
+	// deadline is when the page's side of the call has surely ended: its
+	// resolve or execute timed out and the output had time to cross. A
+	// call the page never closes (a glue that failed halfway) is dropped
+	// after it when the calls are at their bound. Zero while the call
+	// waits for the user, who may take their time.
+	deadline time.Time
+}
+
+// callGrace is how long after its timeout a call's last op may take to
+// arrive.
+const callGrace = time.Minute
+
+// deadline is when a call of annotations a, starting now, has surely
+// ended.
+func (e *Engine) deadline(a *risk.Annotations) time.Time {
+	return e.opts.Now().Add(time.Duration(e.risk.policy.Load(a).TimeoutMs)*time.Millisecond + callGrace)
+}
+
+// reclaim drops the calls past their deadline, when the calls are at
+// their bound: the page never closed them. Their outputs, should they
+// come, are refused. r.mu is held.
+func (r *riskState) reclaim(now time.Time) {
+	if len(r.calls) < r.policy.MaxCalls() {
+		return
+	}
+	for id, c := range r.calls {
+		if !c.deadline.IsZero() && now.After(c.deadline) {
+			delete(r.calls, id)
+		}
+	}
 }
 
 func (r *riskState) init() {
@@ -226,9 +257,10 @@ func (e *Engine) Decide(name, input string, r Resolution) (Decision, error) {
 	defer rs.mu.Unlock()
 	// An open call counts against the policy's bounds; with no room, it
 	// is decided now, and blocked.
+	rs.reclaim(e.opts.Now())
 	if r.Later && len(rs.calls) < rs.policy.MaxCalls() {
 		id := e.ids.next()
-		rs.calls[id] = &decided{tool: t, state: "resolving", sensitive: sensitive}
+		rs.calls[id] = &decided{tool: t, state: "resolving", sensitive: sensitive, deadline: e.deadline(t.ann)}
 		// resolve runs under the tool's own load, its timeout too.
 		d := risk.Decision{Outcome: Resolving, Facts: []risk.Fact{}, Load: rs.policy.Load(t.ann)}
 		return Decision{Call: id, Decision: d, Request: rs.session.Request()}, nil
@@ -278,6 +310,7 @@ func (e *Engine) decide(id string, t *tool, sensitive []string, r Resolution) De
 		trust = &s
 	}
 	var d risk.Decision
+	rs.reclaim(e.opts.Now())
 	if n := len(rs.calls); n >= rs.policy.MaxCalls() {
 		// Before the call runs, never after: no call in progress is
 		// dropped to make room.
@@ -301,7 +334,8 @@ func (e *Engine) decide(id string, t *tool, sensitive []string, r Resolution) De
 		rs.calls[id] = &decided{tool: t, ann: t.ann.Refine(c.Resolved), state: "pending", rule: d.Rule}
 		res.Sensitive = sensitive
 	default:
-		rs.calls[id] = &decided{tool: t, ann: t.ann.Refine(c.Resolved), state: "allowed", rule: d.Rule}
+		ann := t.ann.Refine(c.Resolved)
+		rs.calls[id] = &decided{tool: t, ann: ann, state: "allowed", rule: d.Rule, deadline: e.deadline(ann)}
 	}
 	return res
 }
@@ -331,6 +365,7 @@ func (e *Engine) Settle(call string, approved bool) (risk.Entry, error) {
 	if approved {
 		c.state = "approved"
 	}
+	c.deadline = e.deadline(c.ann)
 	entry, _ := rs.log.Settle(call, c.state)
 	return entry, nil
 }

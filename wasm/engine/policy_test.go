@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -783,4 +784,48 @@ func TestOutputParsedOnce(t *testing.T) {
 			assert.Len(t, parsed, tt.all, "parses in all: %q", parsed)
 		})
 	}
+}
+
+// TestCallsReclaimed: a call the page never closes (its glue failed
+// halfway) holds its place only until its timeout and a grace have passed,
+// and then only while the calls are at their bound; its late output is
+// refused. A call waiting for the user keeps its place.
+func TestCallsReclaimed(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := New(&Options{Origin: testOrigin, Now: func() time.Time { return now }})
+	require.NoError(t, e.Configure(`{"maxCalls":3,"timeoutMs":1000}`))
+	mustRegister(t, e, `{"name":"t","description":"d","annotations":{"readOnlyHint":true}}`)
+	mustRegister(t, e, `{"name":"send","description":"d","annotations":{"destructiveHint":true,"readOnlyHint":false}}`)
+
+	asked, err := e.Decide("send", `{}`, Resolution{})
+	require.NoError(t, err)
+	require.Equal(t, risk.Confirm, asked.Outcome)
+	opened, err := e.Decide("t", `{}`, Resolution{Later: true})
+	require.NoError(t, err)
+	require.Equal(t, Resolving, opened.Outcome)
+	allowed, err := e.Decide("t", `{}`, Resolution{})
+	require.NoError(t, err)
+	require.Equal(t, risk.Allow, allowed.Outcome)
+
+	full, err := e.Decide("t", `{}`, Resolution{})
+	require.NoError(t, err)
+	assert.Equal(t, risk.RuleCapacity, full.Rule, "before the deadline, the calls hold their places")
+
+	now = now.Add(time.Second + callGrace + time.Millisecond)
+	for range 2 {
+		d, err := e.Decide("t", `{}`, Resolution{})
+		require.NoError(t, err)
+		assert.Equal(t, risk.Allow, d.Outcome, "the calls past their deadline made room")
+	}
+	d, err := e.Decide("t", `{}`, Resolution{})
+	require.NoError(t, err)
+	assert.Equal(t, risk.RuleCapacity, d.Rule, "the call waiting for the user kept its place")
+
+	res := e.Output("", Outcome{Kind: Text, Data: "late", Call: allowed.Call})
+	require.NotNil(t, res.Err, "a reclaimed call's output is refused")
+	assert.NotContains(t, res.Agent, "late")
+	_, err = e.Resolve(opened.Call, Resolution{})
+	assert.Error(t, err, "a reclaimed call is not waiting for its resolution")
+	_, err = e.Settle(asked.Call, true)
+	assert.NoError(t, err, "the question is still open")
 }

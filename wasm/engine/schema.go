@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	neturl "net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,7 +104,8 @@ func compileSchema(doc any, name string, re jsonschema.RegexpEngine) (*compiledS
 	if _, ok := doc.(map[string]any); !ok {
 		return nil, fmt.Errorf("must be an object, got %s", jsonx.TypeOf(doc))
 	}
-	if err := checkSensitiveKeywords(doc, ""); err != nil {
+	var marked []string
+	if err := checkSensitiveKeywords(doc, "", &marked); err != nil {
 		return nil, err
 	}
 	c := jsonschema.NewCompiler()
@@ -129,6 +131,9 @@ func compileSchema(doc any, name string, re jsonschema.RegexpEngine) (*compiledS
 		states:  map[string]*sstate{},
 	}
 	cs.collect(root)
+	if err := cs.checkApplied(marked, url); err != nil {
+		return nil, err
+	}
 	cs.start = cs.intern([]*jsonschema.Schema{root}, nil)
 	cs.fast = compileFast(root)
 	return cs, nil
@@ -149,15 +154,20 @@ func compileMessage(err error) string {
 
 // checkSensitiveKeywords rejects a non-boolean x-sensitive anywhere a
 // subschema can stand, including $defs nothing refers to, which the
-// compiler never visits.
-func checkSensitiveKeywords(v any, at string) error {
+// compiler never visits, and adds to marked the pointer of every
+// "x-sensitive": true.
+func checkSensitiveKeywords(v any, at string, marked *[]string) error {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil
 	}
 	if x, ok := obj[sensitiveKeyword]; ok {
-		if _, ok := x.(bool); !ok {
+		b, ok := x.(bool)
+		if !ok {
 			return fmt.Errorf("at %s: %s must be a boolean, got %s", orRoot(at), sensitiveKeyword, jsonx.TypeOf(x))
+		}
+		if b {
+			*marked = append(*marked, at)
 		}
 	}
 	for k, sub := range obj {
@@ -169,7 +179,7 @@ func checkSensitiveKeywords(v any, at string) error {
 		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
 			if m, ok := sub.(map[string]any); ok {
 				for name, s := range m {
-					if err := checkSensitiveKeywords(s, p+"/"+escapePointer(name)); err != nil {
+					if err := checkSensitiveKeywords(s, p+"/"+escapePointer(name), marked); err != nil {
 						return err
 					}
 				}
@@ -177,18 +187,18 @@ func checkSensitiveKeywords(v any, at string) error {
 		case "items", "prefixItems", "allOf", "anyOf", "oneOf":
 			if arr, ok := sub.([]any); ok {
 				for i, s := range arr {
-					if err := checkSensitiveKeywords(s, p+"/"+strconv.Itoa(i)); err != nil {
+					if err := checkSensitiveKeywords(s, p+"/"+strconv.Itoa(i), marked); err != nil {
 						return err
 					}
 				}
 				continue
 			}
-			if err := checkSensitiveKeywords(sub, p); err != nil {
+			if err := checkSensitiveKeywords(sub, p, marked); err != nil {
 				return err
 			}
 		case "additionalProperties", "additionalItems", "unevaluatedProperties", "unevaluatedItems",
 			"propertyNames", "contains", "not", "if", "then", "else", "contentSchema":
-			if err := checkSensitiveKeywords(sub, p); err != nil {
+			if err := checkSensitiveKeywords(sub, p, marked); err != nil {
 				return err
 			}
 		case "const", "enum", "default", "examples", sensitiveKeyword:
@@ -227,6 +237,46 @@ func findSensitive(v any, at string) string {
 		}
 	}
 	return ""
+}
+
+// checkApplied refuses an x-sensitive the compiled schema never applies:
+// one under a keyword the schema's draft does not read (prefixItems in
+// draft-07, a sibling of $ref there, additionalItems in 2020-12), or in a
+// definition nothing refers to. Such a mark would silently protect
+// nothing. marked lists the document's marks; url is the document's.
+func (cs *compiledSchema) checkApplied(marked []string, url string) error {
+	applied := map[string]bool{}
+	count := 0
+	located := true
+	for s := range cs.ids {
+		if !isSensitive(s) {
+			continue
+		}
+		count++
+		frag, ok := strings.CutPrefix(s.Location, url+"#")
+		if ok {
+			frag, ok = unescapeFragment(frag)
+		}
+		located = located && ok
+		applied[frag] = true
+	}
+	for _, p := range marked {
+		if located && !applied[p] || !located && count < len(marked) {
+			where := orRoot(p)
+			if !located {
+				where = "some location"
+			}
+			return fmt.Errorf("at %s: %s never applies: the schema's draft does not read the keyword it stands under, or nothing refers to it", where, sensitiveKeyword)
+		}
+	}
+	return nil
+}
+
+// unescapeFragment reads a URL fragment's JSON Pointer, as the compiler
+// writes it in a Location.
+func unescapeFragment(f string) (string, bool) {
+	p, err := neturl.PathUnescape(f)
+	return p, err == nil
 }
 
 func orRoot(p string) string {

@@ -3,12 +3,16 @@ package ops
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/wasm/risk"
 )
 
 // The page's side of the contract is JavaScript: these tests read it and
@@ -93,6 +97,82 @@ func TestGlueHeaders(t *testing.T) {
 			for _, site := range sites {
 				got := matches(regexp.MustCompile(`(?:^|,)\s*([A-Za-z]+)\s*(?::|,|$)`), site)
 				assert.ElementsMatch(t, tt.members, got, "call('%s', {%s})", tt.op, site)
+			}
+		})
+	}
+}
+
+// TestGlueKinds: every way the glue reports execute ended is one of
+// Kinds, and it reports each of them.
+func TestGlueKinds(t *testing.T) {
+	src := glue(t)
+	var sent []string
+	sent = append(sent, matches(regexp.MustCompile(`\boutput\('([a-z]+)'`), src)...)
+	// classify's and run's [kind, data] pairs.
+	sent = append(sent, matches(regexp.MustCompile(`\['([a-z]+)', (?:''|v|s)\]`), src)...)
+	var kinds []string
+	for _, k := range Kinds {
+		kinds = append(kinds, string(k))
+	}
+	for _, k := range sent {
+		assert.Contains(t, kinds, k, "js reports outcome kind %q", k)
+	}
+	for _, k := range kinds {
+		assert.Contains(t, sent, k, "js never reports outcome kind %q", k)
+	}
+}
+
+// jsonNames lists the JSON member names of struct type v, with those of
+// its embedded structs, as encoding/json reads them.
+func jsonNames(v any) []string {
+	var names []string
+	var walk func(reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case tag == "-":
+			case f.Anonymous && tag == "":
+				walk(f.Type)
+			case tag != "":
+				names = append(names, tag)
+			case f.IsExported():
+				names = append(names, f.Name)
+			}
+		}
+	}
+	walk(reflect.TypeOf(v))
+	return names
+}
+
+// TestGlueMembers: the members the glue writes into headers it builds
+// from variables, and the reply members it reads, are the contract's.
+func TestGlueMembers(t *testing.T) {
+	src := glue(t)
+	tests := []struct {
+		what   string
+		glue   string // a regexp whose first group is a member name
+		go_    any
+		always []string // members the glue must use
+	}{
+		{"register header", `call\('register', \{ ([a-z]+):`, RegisterRequest{}, []string{"registration"}},
+		{"register header, spread", `\(refine && \{ ([a-z]+): true \}\)`, RegisterRequest{}, []string{"resolve"}},
+		{"resolve header", `\bhd\.([a-z]+) =`, ResolveRequest{}, []string{"resolved", "failed"}},
+		{"resolve header, first member", `const hd = \{ ([a-z]+):`, ResolveRequest{}, []string{"call"}},
+		{"decide reply", `(?:^|[^\w.])d\.([a-zA-Z]+)\b`, DecideReply{}, []string{"call", "outcome", "registration", "load", "request", "entry", "trust", "rule", "facts", "sensitive", "resolveError", "error"}},
+		{"output reply", `\bh\.(same|held|invalid|reserved|malicious)\b`, OutputReply{}, []string{"same", "held", "invalid", "reserved", "malicious"}},
+		{"load", `\bd\.load\.([a-zA-Z]+)`, risk.Load{}, []string{"timeoutMs", "slow", "exclusive", "retry"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.what, func(t *testing.T) {
+			names := append(jsonNames(tt.go_), "error")
+			used := matches(regexp.MustCompile(tt.glue), src)
+			for _, m := range used {
+				assert.Contains(t, names, m, "js uses member %q", m)
+			}
+			for _, m := range tt.always {
+				assert.Contains(t, used, m, "js no longer uses member %q", m)
 			}
 		})
 	}

@@ -79,6 +79,10 @@ const (
 // All lists the ops.
 var All = []string{Init, Register, Unregister, Decide, Resolve, Settle, Output, Configure, Decisions, Items, Reveal, Forget, Sweep, Exit}
 
+// Kinds are the ways execute can end, OutputRequest.Kind.
+var Kinds = []engine.OutcomeKind{engine.Returned, engine.Text, engine.Empty, engine.Threw,
+	engine.Unserializable, engine.TimedOut, engine.Aborted, engine.Refused}
+
 // Failure is the reply header to anything that went wrong inside the
 // engine rather than in the request: it says nothing of either.
 const Failure = `{"error":{"name":"OperationError","message":"engine failure"}}`

@@ -3,6 +3,7 @@ package ops
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -102,13 +103,16 @@ func (s *Server) dispatch(e *engine.Engine, op, header, body string) (string, st
 		if err := decode(op, header, &r); err != nil {
 			return errorReply(err), ""
 		}
+		// The registry and its owners change together.
+		s.mu.Lock()
 		reg, err := e.RegisterTool(body)
+		if err == nil {
+			s.owners[reg.Name] = r
+		}
+		s.mu.Unlock()
 		if err != nil {
 			return errorReply(err), ""
 		}
-		s.mu.Lock()
-		s.owners[reg.Name] = r
-		s.mu.Unlock()
 		if len(reg.Unknown) == 0 {
 			return "{}", reg.Definition
 		}
@@ -131,10 +135,11 @@ func (s *Server) dispatch(e *engine.Engine, op, header, body string) (string, st
 		if err != nil {
 			return errorReply(err), ""
 		}
+		// The owner read and the decision see the same registration.
 		s.mu.Lock()
 		owner := s.owners[r.Name]
-		s.mu.Unlock()
 		d, err := e.Decide(r.Name, body, engine.Resolution{Later: owner.Resolve})
+		s.mu.Unlock()
 		if err != nil {
 			return errorReply(err), ""
 		}
@@ -142,6 +147,12 @@ func (s *Server) dispatch(e *engine.Engine, op, header, body string) (string, st
 	case Resolve:
 		var r ResolveRequest
 		if err := decode(op, header, &r); err != nil {
+			// What resolve made of the call cannot be read (nested too
+			// deep, say): the call is blocked, as when resolve fails,
+			// rather than left open.
+			if id, ok := leadingCall(header); ok {
+				return decision(e.Resolve(id, engine.Resolution{Failed: true}))
+			}
 			return errorReply(err), ""
 		}
 		return decision(e.Resolve(r.Call, engine.Resolution{Annotations: string(r.Resolved), Failed: r.Failed}))
@@ -160,7 +171,9 @@ func (s *Server) dispatch(e *engine.Engine, op, header, body string) (string, st
 		if err != nil {
 			return errorReply(err), ""
 		}
-		if !knownKind(r.Kind) {
+		if !slices.Contains(Kinds, r.Kind) {
+			// The call is closed all the same: no output will come.
+			e.Output("", engine.Outcome{Kind: engine.Aborted, Call: r.Call})
 			return errorReply(&engine.Error{Name: engine.TypeError, Message: "veil engine: unknown outcome kind " + string(r.Kind)}), ""
 		}
 		res := e.Output("", engine.Outcome{Kind: r.Kind, Data: body, Call: r.Call})
@@ -221,13 +234,15 @@ func decision(d engine.Decision, err error) (string, string) {
 
 const okReply = `{"ok":true}`
 
-func knownKind(k engine.OutcomeKind) bool {
-	switch k {
-	case engine.Returned, engine.Text, engine.Empty, engine.Threw,
-		engine.Unserializable, engine.TimedOut, engine.Aborted, engine.Refused:
-		return true
+// leadingCall reads the call id of a header the glue wrote, which starts
+// with it: {"call":"…",…}.
+func leadingCall(header string) (string, bool) {
+	rest, ok := strings.CutPrefix(header, `{"call":"`)
+	if !ok {
+		return "", false
 	}
-	return false
+	id, _, ok := strings.Cut(rest, `"`)
+	return id, ok && id != "" && !strings.ContainsAny(id, `\`)
 }
 
 // decode reads a request header into v, strictly: a member v does not

@@ -3,6 +3,7 @@ package ops
 import (
 	"crypto/rand"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -355,4 +356,20 @@ func TestDecideNamesRegistration(t *testing.T) {
 	s.Handle(Unregister, `{"name":"lookup","registration":7}`, "")
 	register(t, s, 9, def)
 	assert.Equal(t, int64(9), registration())
+}
+
+// TestResolveUnreadable: a resolve header whose answer cannot be read
+// blocks the call rather than leaving it open.
+func TestResolveUnreadable(t *testing.T) {
+	s := newServer(t)
+	registerAs(t, s, RegisterRequest{Registration: 1, Resolve: true}, `{"name":"deep","description":"d"}`)
+	open := decide(t, s, Decide, `{"name":"deep"}`, `{}`)
+	require.Equal(t, engine.Resolving, open.Outcome)
+	deep := strings.Repeat(`{"x":`, 10001) + "1" + strings.Repeat("}", 10001)
+	d := decide(t, s, Resolve, `{"call":"`+open.Call+`","resolved":`+deep+`}`, "")
+	assert.Equal(t, risk.Block, d.Outcome)
+	h, _ := s.Handle(Resolve, `{"call":"`+open.Call+`","failed":true}`, "")
+	assert.Equal(t, engine.InvalidStateError, errorName(t, h), "the call is over")
+	h, _ = s.Handle(Resolve, `{"resolved":`+deep+`}`, "")
+	assert.Equal(t, engine.TypeError, errorName(t, h), "no call to block")
 }
