@@ -24,22 +24,29 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-## test: everything: native Go tests, wasm tests under Node, Redis and Chromium suites
-test: deps
-	$(GO) vet ./...
-	$(GO) test -count=1 ./...
-	$(MAKE) test-wasm
-	$(MAKE) test-types
+WASMTEST := PATH="$(WASMPATH)" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/...
+TSC      := node_modules/.bin/tsc --strict -p js/types
+
+## test: everything: native Go tests, Redis and Chromium suites, wasm tests under Node, tsc;
+## ends with a line per suite, the total, and each skipped test with its reason
+test: deps node_modules/.package-lock.json
+	$(GO) vet ./... ./.ci/testsummary
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
+	$(GO) run ./.ci/testsummary \
+	  'native=$(GO) test -json -count=1 ./... ./.ci/testsummary' \
+	  -as redeem/redisstore=redis -as e2e=browser \
+	  'wasm=$(WASMTEST) -json' \
+	  'types=$(TSC)'
 
 ## test-wasm: the engine and glue under Node (GOOS=js GOARCH=wasm)
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
-	PATH="$(WASMPATH)" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/...
+	$(WASMTEST)
 
 ## test-types: tsc --strict over webmcp.d.ts and the programs in js/types/
 .PHONY: test-types
 test-types: node_modules/.package-lock.json
-	node_modules/.bin/tsc --strict -p js/types
+	$(TSC)
 
 # npm ci installs the pinned TypeScript; npm itself comes from apt-get.
 node_modules/.package-lock.json: package.json package-lock.json

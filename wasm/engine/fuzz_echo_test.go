@@ -33,7 +33,7 @@ func FuzzEchoes(f *testing.F) {
 	f.Add("sk_live_abc", uint64(7), []byte{2, 2, 2, 7, 7, 7})
 	f.Fuzz(func(t *testing.T, first string, seed uint64, plan []byte) {
 		if !utf8.ValidString(first) || strings.ContainsRune(first, utf8.RuneError) {
-			t.Skip()
+			t.Skip("the withheld value is not valid UTF-8 or holds U+FFFD")
 		}
 		g := &echoGen{plan: plan, rng: rand.New(rand.NewPCG(seed, uint64(len(plan))))}
 		c := g.build(first)

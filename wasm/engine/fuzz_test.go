@@ -36,7 +36,7 @@ func FuzzNoLeak(f *testing.F) {
 		// Tool output is JSON.stringify text of JavaScript strings, which
 		// are never invalid UTF-8 once encoded.
 		if !utf8.ValidString(suffix) || !utf8.ValidString(text) || !utf8.ValidString(key) {
-			t.Skip()
+			t.Skip("not valid UTF-8, which JSON.stringify text never is")
 		}
 		secret := "SECRET-" + suffix
 		out := map[string]any{
@@ -62,7 +62,7 @@ func FuzzNoLeak(f *testing.F) {
 		}
 		data, err := json.Marshal(out)
 		if err != nil {
-			t.Skip()
+			t.Skipf("json.Marshal: %v", err)
 		}
 		// JSON.stringify does not escape <, > and &; neither should the
 		// text the engine sees.

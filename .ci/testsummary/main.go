@@ -1,0 +1,133 @@
+// Command testsummary runs the test suites of `make test` one after the
+// other and ends with what a person wants to know: one line per suite with
+// the tests passed, failed and skipped and how long the suite took, a
+// total, the tests that failed and every skipped test with its reason.
+//
+// Usage:
+//
+//	go run ./.ci/testsummary suite=command [-as package=suite]... [suite=command]...
+//
+// Each command runs under sh -c. A command that writes `go test -json`
+// events has its tests counted: each test, subtest and example that ran,
+// except that a test with subtests counts only for what its subtests don't
+// explain (it skipped, or failed while they passed). Its output is what
+// `go test` prints without -v: a line per package, build errors, and the
+// whole output of each test that failed, so a failure reads as it always
+// did. A command that writes no events, such as tsc, is one check that
+// passes when the command exits 0; its output is printed as it comes.
+//
+// -as counts a package's tests under another suite, whichever command runs
+// them: `-as e2e=browser` lets one `go test ./...` keep the browser suite
+// running beside the others and still report it on a line of its own. The
+// package is its import path without the module path. Suites are listed in
+// the order the arguments name them.
+//
+// testsummary exits 1 when a test failed, a package did not build, a test
+// binary failed outside its tests or a command exited non-zero.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// A command is one suite=command argument.
+type command struct {
+	suite string
+	line  string
+}
+
+// moves is the -as flag: package → suite, recorded in sum's order as it
+// is parsed.
+type moves struct {
+	sum *Summary
+	m   map[string]string
+}
+
+func (m *moves) String() string { return "" }
+
+func (m *moves) Set(v string) error {
+	pkg, suite, ok := strings.Cut(v, "=")
+	if !ok || pkg == "" || suite == "" {
+		return fmt.Errorf("-as %q: want package=suite", v)
+	}
+	m.m[pkg] = suite
+	m.sum.suite(suite)
+	return nil
+}
+
+func main() {
+	sum := new(Summary)
+	mv := &moves{sum: sum, m: map[string]string{}}
+	fs := flag.NewFlagSet("testsummary", flag.ExitOnError)
+	fs.Var(mv, "as", "count `package=suite`: the package's tests under suite")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: testsummary suite=command [-as package=suite]... [suite=command]...")
+		fs.PrintDefaults()
+	}
+	// Flags and suites interleave, so that the order of the arguments is
+	// the order of the report.
+	var cmds []command
+	args := os.Args[1:]
+	for {
+		if err := fs.Parse(args); err != nil {
+			os.Exit(2)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		suite, line, ok := strings.Cut(fs.Arg(0), "=")
+		if !ok || suite == "" || line == "" {
+			fs.Usage()
+			os.Exit(2)
+		}
+		sum.suite(suite)
+		cmds = append(cmds, command{suite, line})
+		args = fs.Args()[1:]
+	}
+	if len(cmds) == 0 {
+		fs.Usage()
+		os.Exit(2)
+	}
+
+	var module string
+	if info, ok := debug.ReadBuildInfo(); ok {
+		module = info.Main.Path
+	}
+	start := time.Now()
+	for _, c := range cmds {
+		run(sum, c, module, mv.m, os.Stdout)
+	}
+	sum.Report(os.Stdout, time.Since(start))
+	if sum.Failed() {
+		os.Exit(1)
+	}
+}
+
+// run runs one command, prints what it prints and adds its results to sum.
+func run(sum *Summary, c command, module string, moved map[string]string, out io.Writer) {
+	// Only the name: make has echoed the commands.
+	fmt.Fprintf(out, "== %s\n", c.suite)
+	cmd := exec.Command("sh", "-c", c.line)
+	cmd.Stdin = os.Stdin
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		sum.commandFailed(c.suite, fmt.Errorf("starting: %w", err), 0)
+		return
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		sum.commandFailed(c.suite, fmt.Errorf("starting: %w", err), 0)
+		return
+	}
+	r := newReader(sum, c.suite, module, moved, start, out)
+	r.read(stdout)
+	r.finish(cmd.Wait(), time.Since(start))
+}
