@@ -102,6 +102,7 @@ func run(m *testing.M) int {
 	}
 	server = httptest.NewServer(mux)
 	defer server.Close()
+	defer removeFloor()
 
 	var wg sync.WaitGroup
 	var plainErr, nativeErr error
@@ -148,6 +149,7 @@ func newMux() (*http.ServeMux, error) {
 	mux.Handle("/dist/", http.StripPrefix("/dist", serve.Handler(os.DirFS(distDir))))
 	mux.Handle("/conformance.html", handleConformance(src))
 	mux.HandleFunc("/bench.html", handleBench)
+	mux.HandleFunc("/floor/", handleFloor)
 	if targetDir != "" {
 		mux.Handle("/target/", http.StripPrefix("/target/", http.FileServer(http.Dir(targetDir))))
 	}

@@ -31,10 +31,13 @@ type tab struct {
 	msgs    []chromedp.ConsoleMessage
 	allowed []*regexp.Regexp
 	marks   map[string]chan struct{}
+
+	closeOnce sync.Once
+	closeTab  func()
 }
 
 // openTab opens a new tab in b for the test. The tab closes when the test
-// ends, after the console has been checked.
+// ends, or earlier with close, after the console has been checked.
 func openTab(t testing.TB, b *browser) *tab {
 	t.Helper()
 	if skipReason != "" {
@@ -63,14 +66,22 @@ func openTab(t testing.TB, b *browser) *tab {
 		}
 	}()
 
-	t.Cleanup(func() {
+	tb.closeTab = func() {
 		tb.flushConsole()
 		cancel()
 		cancelTab()
 		<-done
 		tb.checkConsole()
-	})
+	}
+	t.Cleanup(tb.close)
 	return tb
+}
+
+// close checks the console and closes the tab, once; the test's cleanup
+// calls it too. A test that opens many tabs closes each when done with
+// it, so that their renderers don't pile up.
+func (tb *tab) close() {
+	tb.closeOnce.Do(tb.closeTab)
 }
 
 // record keeps a console message, or releases the waiter of a marker.

@@ -1,8 +1,8 @@
 // bench.js measures the runtime against Chromium's own WebMCP in the page:
-// call latency, main-thread long tasks and the time the engine takes to be
-// ready. The Go benchmark (bench_test.go) drives it. It loads before the
-// runtime, to keep Chromium's own document.modelContext and to see every
-// long task from the start.
+// call latency and main-thread long tasks. The Go benchmark (bench_test.go)
+// drives it and measures the rest through the DevTools protocol. It loads
+// before the runtime, to keep Chromium's own document.modelContext and to
+// see every long task from the start.
 "use strict";
 
 (() => {
@@ -64,23 +64,38 @@
   let big;
   const tools = {};
 
-  /** setup registers the same tools with the runtime and with Chromium. */
+  /**
+   * setup registers the same tools with the runtime and with Chromium, and
+   * reports how long each took to register all three, in milliseconds.
+   * "big" and "plain" return the same 1 MiB; only big's outputSchema marks
+   * a member of each item x-sensitive. On a page without the runtime,
+   * document.modelContext is Chromium's own, and only the native tools
+   * are registered.
+   */
   async function setup() {
     big = bigResult();
     const defs = [
       { name: "small", description: "A small result with nothing sensitive", execute: () => ({ ok: true, n: 1 }) },
       { name: "big", description: "About 1 MiB with x-sensitive items", outputSchema: bigSchema, execute: () => big },
+      { name: "plain", description: "The same 1 MiB, nothing marked sensitive", execute: () => big },
     ];
+    const runtime = document.modelContext !== nativeContext;
+    let registerMs = 0;
+    let registerNativeMs = 0;
     for (const d of defs) {
-      await document.modelContext.registerTool(d);
+      let t0 = performance.now();
+      if (runtime) await document.modelContext.registerTool(d);
+      registerMs += performance.now() - t0;
+      t0 = performance.now();
       await nativeContext.registerTool({ ...d, name: `native.${d.name}` });
+      registerNativeMs += performance.now() - t0;
     }
-    const mine = await document.modelContext.getTools();
+    const mine = runtime ? await document.modelContext.getTools() : [];
     const theirs = await nativeContext.getTools();
     for (const d of defs) {
       tools[d.name] = { runtime: mine.find((t) => t.name === d.name), native: theirs.find((t) => t.name === `native.${d.name}`) };
     }
-    return { bytes: JSON.stringify(big).length, items: big.items.length };
+    return { bytes: JSON.stringify(big).length, items: big.items.length, registerMs, registerNativeMs };
   }
 
   function caller(which, name) {
@@ -91,12 +106,14 @@
 
   /**
    * latency calls the tool n times, after warm calls, and reports the
-   * mean and the median in milliseconds, and the length of the last answer.
+   * mean and the median in milliseconds, the length of the last answer
+   * and the longest main-thread task that started while the n calls ran.
    */
   async function latency(which, name, n, warm) {
     const call = caller(which, name);
     let answer = "";
     for (let i = 0; i < warm; i++) answer = await call();
+    await flush();
     const times = [];
     const t0 = performance.now();
     for (let i = 0; i < n; i++) {
@@ -104,21 +121,17 @@
       answer = await call();
       times.push(performance.now() - s);
     }
-    const total = performance.now() - t0;
-    times.sort((a, b) => a - b);
-    return { mean: total / n, median: times[times.length >> 1], p90: times[Math.floor(times.length * 0.9)], answerLength: answer.length };
-  }
-
-  /** longestTaskDuring reports the long tasks that started while one call ran. */
-  async function longestTaskDuring(which, name) {
-    const call = caller(which, name);
-    await flush();
-    const t0 = performance.now();
-    await call();
     const t1 = performance.now();
     await flush();
+    times.sort((a, b) => a - b);
     const during = longTasks.filter((e) => e.start >= t0 - 1 && e.start <= t1);
-    return { count: during.length, longest: Math.max(0, ...during.map((e) => e.duration)), callMs: t1 - t0 };
+    return {
+      mean: (t1 - t0) / n,
+      median: times[times.length >> 1],
+      p90: times[Math.floor(times.length * 0.9)],
+      answerLength: answer.length,
+      longestTask: Math.max(0, ...during.map((e) => e.duration)),
+    };
   }
 
   /** loadTasks reports the long tasks from navigation to now. */
@@ -127,5 +140,5 @@
     return { count: longTasks.length, longest: Math.max(0, ...longTasks.map((e) => e.duration)), tasks: longTasks.slice() };
   }
 
-  window.bench = { setup, latency, longestTaskDuring, loadTasks, hasNative: () => !!nativeContext };
+  window.bench = { setup, latency, loadTasks, hasNative: () => !!nativeContext };
 })();

@@ -89,8 +89,9 @@ func FuzzNoLeak(f *testing.F) {
 	})
 }
 
-// FuzzParse checks that the reader accepts what encoding/json accepts and
-// that a tree's value round-trips.
+// FuzzParse checks that the reader accepts what encoding/json accepts,
+// that countValues never counts fewer values than the tree holds (so the
+// parser never grows its nodes), and that a tree's value round-trips.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{}`, `[1,"a",{"b":null}]`, `"\ud83d\ude00\u0041"`, `-0.5e-3`, `{"a":1,"a":2}`, ` [ ] `, `"\ud800"`} {
 		f.Add(s)
@@ -100,6 +101,9 @@ func FuzzParse(f *testing.F) {
 		valid := json.Valid([]byte(s))
 		if (err == nil) != valid {
 			t.Fatalf("parseTree(%q) error %v, json.Valid %v", s, err, valid)
+		}
+		if err == nil && countValues(s) < len(tr.nodes) {
+			t.Fatalf("countValues(%q) = %d, the tree has %d nodes", s, countValues(s), len(tr.nodes))
 		}
 		if err != nil || !utf8.ValidString(s) {
 			// Text that is not UTF-8 never comes from a page (the bridge

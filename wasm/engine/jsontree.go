@@ -123,7 +123,7 @@ func parseTree(src string) (*tree, error) {
 	if len(src) > maxSource {
 		return nil, errors.New("the text is too large")
 	}
-	p := &parser{src: src, nodes: make([]node, 0, 16+len(src)/24), parent: -1}
+	p := &parser{src: src, nodes: make([]node, 0, countValues(src)), parent: -1}
 	p.skipSpace()
 	if err := p.value(span{}, -1); err != nil {
 		return nil, err
@@ -133,6 +133,48 @@ func parseTree(src string) (*tree, error) {
 		return nil, p.errorf("unexpected data after the top-level value")
 	}
 	return p.tree(), nil
+}
+
+// countValues returns how many values a JSON text holds, or a little more:
+// one, plus one per comma and per opening bracket outside strings (a value
+// in a container follows its opening bracket or a comma; an empty
+// container counts one too many). The parser makes its nodes that size
+// once: a guess too small grows them by copying, which costs a tree's size
+// again and more (the engine's memory only grows), and a text of small
+// values holds far more of them per byte than a guess can know.
+func countValues(src string) int {
+	n := 1
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case ',', '[', '{':
+			n++
+		case '"':
+			i = stringEnd(src, i+1)
+		}
+	}
+	return n
+}
+
+// stringEnd returns the index of the quote that ends the string whose
+// characters start at i, or len(src).
+func stringEnd(src string, i int) int {
+	for {
+		q := strings.IndexByte(src[i:], '"')
+		if q < 0 {
+			return len(src)
+		}
+		i += q
+		// The quote is escaped when an odd number of backslashes runs
+		// up to it.
+		k := i
+		for k > 0 && src[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			return i
+		}
+		i++
+	}
 }
 
 func (p *parser) tree() *tree {

@@ -24,6 +24,11 @@ func appendTextContent(b []byte, text []byte) []byte {
 	return append(b, '}')
 }
 
+// textContentLen is the length of what appendTextContent appends.
+func textContentLen(text []byte) int {
+	return len(`{"type":"text","text":}`) + jsonx.QuotedLen(unsafe.String(unsafe.SliceData(text), len(text)))
+}
+
 // appendSecretReference appends a secret_reference content item reduced
 // to what the agent may see: its type, label and ttl, scrubbed.
 func appendSecretReference(b []byte, r reference, s *scrubber) []byte {
@@ -46,6 +51,11 @@ func appendMeta(b []byte, key string, value []byte) []byte {
 	b = append(b, `"_meta":{`...)
 	b = append(jsonx.AppendString(b, key), ':')
 	return append(append(b, value...), '}')
+}
+
+// metaLen is the length of what appendMeta appends.
+func metaLen(key string, value []byte) int {
+	return len(`"_meta":{`) + jsonx.QuotedLen(key) + len(":") + len(value) + len("}")
 }
 
 // appendErrorResult appends a CallToolResult with isError set: one

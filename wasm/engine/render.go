@@ -20,7 +20,6 @@ func (w *walker) render(pointers []string) []byte {
 	if s == nil {
 		s = newScrubber(w.set)
 	}
-	b := make([]byte, 0, 2*len(w.tr.src)+1024)
 	notice := []byte(w.notice())
 	// A pointer names members; a name can be a withheld string (a
 	// sensitive propertyNames, a name that withholdNames withheld).
@@ -32,87 +31,119 @@ func (w *walker) render(pointers []string) []byte {
 	meta := w.meta(pointers)
 
 	if w.isResult {
-		b = append(b, '{')
-		first := true
-		sep := func() {
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
+		return w.renderResult(notice, meta, s)
+	}
+	return w.renderValue(notice, meta, s)
+}
+
+// renderResult writes the view of an output that is a CallToolResult: its
+// own members as the walk kept them, the notice first in its content, and
+// meta added to its _meta.
+func (w *walker) renderResult(notice, meta []byte, s *scrubber) []byte {
+	b := make([]byte, 0, 2*len(w.tr.src)+1024)
+	b = append(b, '{')
+	first := true
+	sep := func() {
+		if !first {
+			b = append(b, ',')
 		}
-		sawMeta := false
-		w.tr.children(0, func(j int) {
-			if w.act[j] != keep {
-				return
+		first = false
+	}
+	sawMeta := false
+	w.tr.children(0, func(j int) {
+		if w.act[j] != keep {
+			return
+		}
+		n := &w.tr.nodes[j]
+		sep()
+		b = append(b, w.tr.src[n.keyStart:n.start]...)
+		switch w.tr.key(j) {
+		case "content":
+			b = append(b, '[')
+			b = appendTextContent(b, notice)
+			w.tr.children(j, func(k int) {
+				if w.act[k] == withhold || w.act[k] == drop {
+					return
+				}
+				b = append(b, ',')
+				b = w.emit(b, k, s)
+			})
+			b = w.listReferences(b, s)
+			if w.mode == allowMode && w.target >= 0 && w.act[w.target] == keep {
+				b = append(b, ',')
+				b = appendTextContent(b, w.emit(nil, w.target, s))
 			}
-			n := &w.tr.nodes[j]
-			sep()
-			b = append(b, w.tr.src[n.keyStart:n.start]...)
-			switch w.tr.key(j) {
-			case "content":
-				b = append(b, '[')
-				b = appendTextContent(b, notice)
-				w.tr.children(j, func(k int) {
-					if w.act[k] == withhold || w.act[k] == drop {
-						return
-					}
+			b = append(b, ']')
+		case "_meta":
+			sawMeta = true
+			if n.kind == kObject {
+				b = w.emit(b, j, s)
+				b = b[:len(b)-1]
+				if b[len(b)-1] != '{' {
 					b = append(b, ',')
-					b = w.emit(b, k, s)
-				})
-				b = w.listReferences(b, s)
-				if w.mode == allowMode && w.target >= 0 && w.act[w.target] == keep {
-					b = append(b, ',')
-					b = appendTextContent(b, w.emit(nil, w.target, s))
 				}
-				b = append(b, ']')
-			case "_meta":
-				sawMeta = true
-				if n.kind == kObject {
-					b = w.emit(b, j, s)
-					b = b[:len(b)-1]
-					if b[len(b)-1] != '{' {
-						b = append(b, ',')
-					}
-					b = append(jsonx.AppendString(b, MetaKey), ':')
-					b = append(b, meta...)
-					b = append(b, '}')
-				} else {
-					b = w.emit(b, j, s)
-				}
-			default:
+				b = append(jsonx.AppendString(b, MetaKey), ':')
+				b = append(b, meta...)
+				b = append(b, '}')
+			} else {
 				b = w.emit(b, j, s)
 			}
-		})
-		if !sawMeta {
-			sep()
-			b = appendMeta(b, MetaKey, meta)
+		default:
+			b = w.emit(b, j, s)
 		}
-		b = append(b, '}')
-	} else {
-		b = append(b, callToolResultStart...)
-		b = appendTextContent(b, notice)
-		visible := w.act[0] == keep
-		var value []byte
-		if visible {
-			value = w.emit(make([]byte, 0, len(w.tr.src)), 0, s)
-			b = append(b, ',')
-			if w.tr.nodes[0].kind == kString {
-				// A string result is its own text, not its JSON.
-				text, _ := w.scrubString(0, s)
-				b = appendTextContent(b, []byte(text))
-			} else {
-				b = appendTextContent(b, value)
-			}
-		}
-		b = w.listReferences(b, s)
-		b = append(b, ']')
-		if visible && w.tr.nodes[0].kind == kObject {
-			b = append(b, `,"structuredContent":`...)
-			b = append(b, value...)
-		}
-		b = append(appendMeta(append(b, ','), MetaKey, meta), '}')
+	})
+	if !sawMeta {
+		sep()
+		b = appendMeta(b, MetaKey, meta)
 	}
+	b = append(b, '}')
 	return b
+}
+
+// renderValue writes the view of an output that is not a CallToolResult:
+// a CallToolResult of the notice, the value as text, the references, the
+// value as structuredContent when it is an object, and meta. The value is
+// written first, so that the view's buffer is made its exact size once: a
+// view of a large output is as large, and the engine's memory only grows.
+func (w *walker) renderValue(notice, meta []byte, s *scrubber) []byte {
+	const structured = `,"structuredContent":`
+	visible := w.act[0] == keep
+	object := visible && w.tr.nodes[0].kind == kObject
+	var value, text []byte
+	if visible {
+		value = w.emit(make([]byte, 0, len(w.tr.src)), 0, s)
+		text = value
+		if w.tr.nodes[0].kind == kString {
+			// A string result is its own text, not its JSON.
+			str, _ := w.scrubString(0, s)
+			text = []byte(str)
+		}
+	}
+	refs := w.listReferences(nil, s)
+
+	size := len(callToolResultStart) + textContentLen(notice) + len(refs) + len("]") +
+		len(",") + metaLen(MetaKey, meta) + len("}")
+	if visible {
+		size += len(",") + textContentLen(text)
+	}
+	if object {
+		size += len(structured) + len(value)
+	}
+	b := make([]byte, 0, size)
+	b = append(b, callToolResultStart...)
+	b = appendTextContent(b, notice)
+	if visible {
+		b = append(b, ',')
+		b = appendTextContent(b, text)
+	}
+	b = append(b, refs...)
+	b = append(b, ']')
+	if object {
+		b = append(b, structured...)
+		b = append(b, value...)
+	}
+	b = appendMeta(append(b, ','), MetaKey, meta)
+	return append(b, '}')
 }
 
 // listReferences appends, in text mode, the references that stood inside
@@ -199,7 +230,11 @@ func plural(n int, one, many string) string {
 
 // meta is the value of the MetaKey member of the view's _meta.
 func (w *walker) meta(pointers []string) []byte {
-	b := []byte(`{"withheld":[`)
+	size := 64 + len(pointers)
+	for _, p := range pointers {
+		size += jsonx.QuotedLen(p)
+	}
+	b := append(make([]byte, 0, size), `{"withheld":[`...)
 	for i, p := range pointers {
 		if i > 0 {
 			b = append(b, ',')

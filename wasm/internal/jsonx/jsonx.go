@@ -41,6 +41,21 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// QuotedLen is the length of what AppendString appends for s, so that a
+// buffer can be made the size it needs once.
+func QuotedLen(s string) int {
+	n := len(s) + 2
+	for i := safePrefix(s, 0); i < len(s); i = safePrefix(s, i+1) {
+		switch s[i] {
+		case '"', '\\', '\b', '\f', '\n', '\r', '\t':
+			n++
+		default:
+			n += 5
+		}
+	}
+	return n
+}
+
 // NeedsEscape reports whether AppendString writes s with escapes.
 func NeedsEscape(s string) bool { return safePrefix(s, 0) < len(s) }
 

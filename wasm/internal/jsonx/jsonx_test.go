@@ -56,6 +56,7 @@ func TestAppendString(t *testing.T) {
 			s := string(b)
 			require.Equal(t, reference(s), string(AppendString(nil, s)), "AppendString(%q)", s)
 			assert.Equal(t, reference(s) != `"`+s+`"`, NeedsEscape(s), "NeedsEscape(%q)", s)
+			assert.Equal(t, len(reference(s)), QuotedLen(s), "QuotedLen(%q)", s)
 		}
 	}
 	// JSON.stringify's own output for a sample.
