@@ -41,12 +41,24 @@
     };
     return (op, header, body) => {
       alive();
-      // UTF-8 takes at most three bytes per UTF-16 code unit.
-      let p = veilRequest(3 * (op + header + body).length);
-      const args = [op, header, body].flatMap((s) => {
-        const n = encoder.encodeInto(s, new Uint8Array(mem.buffer, p)).written;
-        return [(p += n) - n, n];
-      });
+      // Ask for one byte per UTF-16 code unit, which ASCII fills; UTF-8
+      // takes at most three, so ask again when the text needs more. The
+      // engine's memory only grows: three times a large output would be
+      // paid for the life of the page.
+      const units = op.length + header.length + body.length;
+      const write = (factor) => {
+        let p = veilRequest(factor * units);
+        const end = p + factor * units;
+        const args = [];
+        for (const s of [op, header, body]) {
+          const { read, written } = encoder.encodeInto(s, new Uint8Array(mem.buffer, p, end - p));
+          if (read < s.length) return null;
+          args.push(p, written);
+          p += written;
+        }
+        return args;
+      };
+      const args = write(1) ?? write(3);
       const q = veilCall(...args);
       alive();
       // The call may have grown the memory: mem.buffer is read after it.

@@ -23,6 +23,7 @@ package main
 
 import (
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall/js"
 	"time"
@@ -35,6 +36,12 @@ import (
 // sweepEvery is how often expired held values are wiped.
 const sweepEvery = 30 * time.Second
 
+// gcPercent is the engine's GOGC. WebAssembly memory only grows, so the
+// heap's peak is paid for the life of the tab: the heap is collected when
+// it has grown by a quarter since the last collection, not when it has
+// doubled.
+const gcPercent = 25
+
 // srv answers the exports. main sets it before JavaScript can call them.
 var srv *ops.Server
 
@@ -42,6 +49,7 @@ var srv *ops.Server
 var done = make(chan struct{})
 
 func main() {
+	debug.SetGCPercent(gcPercent)
 	srv = newServer()
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
@@ -71,10 +79,13 @@ var answer struct {
 }
 
 // veilRequest sets aside n bytes for the next call and returns their
-// address.
+// address. JavaScript asks for one byte per UTF-16 code unit first, and
+// again for three when the text needs more.
 //
 //go:wasmexport veilRequest
 func veilRequest(n int32) unsafe.Pointer {
+	// A request JavaScript found too small and asks again for is wiped.
+	clear(request)
 	request = make([]byte, max(n, 1))
 	return unsafe.Pointer(unsafe.SliceData(request))
 }
@@ -91,6 +102,9 @@ func veilCall(op, header, body string) unsafe.Pointer {
 	}
 	clear(request)
 	request = nil
+	// JavaScript has read the last answer: let it go before the op
+	// allocates, or a large view is held through the next call.
+	answer.header, answer.body = "", ""
 	exited := srv.Exited()
 	h, b := srv.Handle(args[0], args[1], args[2])
 	if !exited && srv.Exited() {

@@ -3,8 +3,10 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -190,10 +192,13 @@ func TestReferenceHeldUntilItsTTL(t *testing.T) {
 	ref := func(ttl int) string {
 		return fmt.Sprintf(`{"type":"secret_reference","id":"i%d","label":"L","redeemUrl":"/r/%d","ttl":%d}`, ttl, ttl, ttl)
 	}
-	res := e.Output("t", Outcome{Kind: Returned, Data: `[` + ref(5) + `,` + ref(600) + `]`})
+	res := e.Output("t", Outcome{Kind: Returned, Data: `[` + ref(5) + `,` + ref(600) + `,` + ref(7) + `]`})
 	require.Nil(t, res.Err)
-	require.Len(t, heldItems(e, res), 2)
-	short, long := heldItems(e, res)[0], heldItems(e, res)[1]
+	held := heldItems(e, res)
+	require.Len(t, held, 3)
+	slices.SortFunc(held, func(a, b Item) int { return strings.Compare(a.Pointer, b.Pointer) })
+	short, long := held[0], held[1]
+	assert.Equal(t, now.Add(7*time.Second), held[2].RedeemBy, "each item keeps its own times")
 	assert.Equal(t, now.Add(time.Minute), short.Expires, "a short ttl is held for the hold time, so the server can say it expired")
 	assert.Equal(t, now.Add(5*time.Second), short.RedeemBy)
 	assert.Equal(t, now.Add(600*time.Second), long.Expires, "a long ttl is held until it runs out")
@@ -240,4 +245,10 @@ func TestHeldBytesBound(t *testing.T) {
 	v, err := e.Reveal(items[len(items)-1].Handle)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(v.Value, "4x"))
+}
+
+// TestHeldItemSize: a held item stays small, since a call can hold
+// thousands and the engine's memory only grows.
+func TestHeldItemSize(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(heldItem{}), uintptr(24))
 }

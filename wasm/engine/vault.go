@@ -29,22 +29,31 @@ type heldCall struct {
 	epoch time.Time
 	buf   []byte
 	items []heldItem
-	live  int
+	// times are the items' times: times[k] applies from item starts[k]
+	// on. A call's values share one time, so most calls keep one entry.
+	times  []heldTimes
+	starts []int32
+	live   int
 }
 
-// heldItem is one held value or reference. It holds no pointers (its
-// strings are spans of the call's buf), so thousands of them cost the
-// garbage collector nothing to scan.
+// heldTimes are an item's times, offsets from the vault's epoch; redeemBy
+// is 0 when the reference gave no ttl.
+type heldTimes struct{ expires, redeemBy time.Duration }
+
+// heldItem is one held value or reference, in 24 bytes: a call can hold
+// thousands, and the engine's memory only grows. It holds no pointers (its
+// strings are spans of the call's buf), so they cost the garbage
+// collector nothing to scan.
 type heldItem struct {
-	kind itemKind
-	// expires and redeemBy are offsets from the vault's epoch; redeemBy
-	// is 0 when the reference gave no ttl.
-	expires, redeemBy time.Duration
 	// value is the withheld value, or a reference's URL.
-	value, label, pointer bufSpan
+	value, pointer bufSpan
+	// label is the length of the item's label: the last label bytes of
+	// the pointer when positive, else the -label bytes after it.
+	label int32
+	kind  itemKind
 }
 
-type bufSpan struct{ start, end int }
+type bufSpan struct{ start, end int32 }
 
 type itemKind uint8
 
@@ -108,7 +117,21 @@ func (v *vault) makeRoom(need, max int) int {
 func (c *heldCall) add(s string) bufSpan {
 	start := len(c.buf)
 	c.buf = append(c.buf, s...)
-	return bufSpan{start, len(c.buf)}
+	return bufSpan{int32(start), int32(len(c.buf))}
+}
+
+// labelOf is item it's label.
+func (c *heldCall) labelOf(it *heldItem) bufSpan {
+	if it.label >= 0 {
+		return bufSpan{it.pointer.end - it.label, it.pointer.end}
+	}
+	return bufSpan{it.pointer.end, it.pointer.end - it.label}
+}
+
+// timesOf is item i's times.
+func (c *heldCall) timesOf(i int) heldTimes {
+	k, _ := slices.BinarySearch(c.starts, int32(i)+1)
+	return c.times[k-1]
 }
 
 func (c *heldCall) text(s bufSpan) string { return string(c.buf[s.start:s.end]) }
@@ -116,14 +139,20 @@ func (c *heldCall) text(s bufSpan) string { return string(c.buf[s.start:s.end]) 
 // hold appends an item. A label that ends its pointer (the usual case:
 // the last reference token) shares its bytes.
 func (c *heldCall) hold(kind itemKind, label, pointer string, expires, redeemBy time.Time, value string) {
-	it := heldItem{kind: kind, expires: expires.Sub(c.epoch), value: c.add(value), pointer: c.add(pointer)}
+	t := heldTimes{expires: expires.Sub(c.epoch)}
 	if !redeemBy.IsZero() {
-		it.redeemBy = redeemBy.Sub(c.epoch)
+		t.redeemBy = redeemBy.Sub(c.epoch)
 	}
+	if len(c.times) == 0 || c.times[len(c.times)-1] != t {
+		c.times = append(c.times, t)
+		c.starts = append(c.starts, int32(len(c.items)))
+	}
+	it := heldItem{kind: kind, value: c.add(value), pointer: c.add(pointer)}
 	if strings.HasSuffix(pointer, label) {
-		it.label = bufSpan{it.pointer.end - len(label), it.pointer.end}
+		it.label = int32(len(label))
 	} else {
-		it.label = c.add(label)
+		c.add(label)
+		it.label = -int32(len(label))
 	}
 	c.items = append(c.items, it)
 	c.live++
@@ -139,12 +168,13 @@ func (c *heldCall) holdReference(label, pointer string, expires, redeemBy time.T
 
 func (c *heldCall) item(i int) Item {
 	it := &c.items[i]
+	t := c.timesOf(i)
 	out := Item{
 		Handle: c.id + "." + strconv.Itoa(i), CallID: c.id, Tool: c.tool, Kind: it.kind.String(),
-		Label: c.text(it.label), Pointer: c.text(it.pointer), Expires: c.epoch.Add(it.expires),
+		Label: c.text(c.labelOf(it)), Pointer: c.text(it.pointer), Expires: c.epoch.Add(t.expires),
 	}
-	if it.redeemBy != 0 {
-		out.RedeemBy = c.epoch.Add(it.redeemBy)
+	if t.redeemBy != 0 {
+		out.RedeemBy = c.epoch.Add(t.redeemBy)
 	}
 	return out
 }
@@ -253,7 +283,7 @@ func (e *Engine) sweepLocked() int {
 	n := 0
 	for id, c := range e.vault.calls {
 		for i := range c.items {
-			if c.items[i].kind != forgotten && now >= c.items[i].expires {
+			if c.items[i].kind != forgotten && now >= c.timesOf(i).expires {
 				c.wipe(i)
 				n++
 			}
