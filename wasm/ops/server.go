@@ -3,6 +3,8 @@ package ops
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -246,7 +248,9 @@ func leadingCall(header string) (string, bool) {
 }
 
 // decode reads a request header into v, strictly: a member v does not
-// have is an error, so the page cannot send what the engine ignores.
+// have is an error, so the page cannot send what the engine ignores, and
+// so is a member named in another case or written twice, which
+// encoding/json would take.
 func decode(op, header string, v any) error {
 	d := json.NewDecoder(strings.NewReader(header))
 	d.DisallowUnknownFields()
@@ -254,11 +258,67 @@ func decode(op, header string, v any) error {
 	if err == nil && strings.TrimLeft(header[d.InputOffset():], " \t\r\n") != "" {
 		err = errors.New("invalid character after top-level value")
 	}
+	if err == nil {
+		err = exactMembers(header, memberNames(reflect.TypeOf(v).Elem()))
+	}
 	if err != nil {
 		return &engine.Error{Name: engine.TypeError, Message: "veil engine: malformed " + op + " header: " + err.Error()}
 	}
 	return nil
 }
+
+// exactMembers checks the names of the members of the JSON object header,
+// which encoding/json has read: each is one of names, spelled exactly,
+// and appears once.
+func exactMembers(header string, names map[string]bool) error {
+	d := json.NewDecoder(strings.NewReader(header))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil // null: encoding/json left v as it was
+	}
+	seen := map[string]bool{}
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		k, _ := t.(string)
+		switch {
+		case !names[k]:
+			return fmt.Errorf("json: unknown field %q", k)
+		case seen[k]:
+			return fmt.Errorf("json: field %q twice", k)
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := d.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// memberNames are the JSON member names of struct type t.
+func memberNames(t reflect.Type) map[string]bool {
+	if names, ok := memberCache.Load(t); ok {
+		return names.(map[string]bool)
+	}
+	names := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		if name != "-" {
+			names[name] = true
+		}
+	}
+	memberCache.Store(t, names)
+	return names
+}
+
+// memberCache holds memberNames' answers.
+var memberCache sync.Map
 
 func reply(v any) string {
 	b, err := json.Marshal(v)

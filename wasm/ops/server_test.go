@@ -137,6 +137,10 @@ func TestMalformedRequests(t *testing.T) {
 		{"resolve of no call", Resolve, `{"call":"nope"}`, engine.InvalidStateError},
 		{"output of no call", Output, `{"call":"nope","kind":"refused"}`, engine.OperationError},
 		{"output, the old header", Output, `{"name":"x","kind":"text","call":"c"}`, engine.TypeError},
+		{"a member in another case", Decide, `{"NAME":"x"}`, engine.TypeError},
+		{"a member in another case, another op", Unregister, `{"name":"x","Registration":1}`, engine.TypeError},
+		{"a member twice", Decide, `{"name":"nope","name":"x"}`, engine.TypeError},
+		{"a member twice, another op", Reveal, `{"handle":"h","handle":"h"}`, engine.TypeError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
