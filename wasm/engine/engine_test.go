@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unsafe"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
