@@ -286,6 +286,12 @@ declare global {
     toolcancel: ToolCancelEvent;
   }
 
+  /** toolactivated and toolcancel reach the window too, after the ModelContext. */
+  interface WindowEventMap {
+    toolactivated: ToolActivatedEvent;
+    toolcancel: ToolCancelEvent;
+  }
+
   /** document.modelContext, also navigator.modelContext: the same object. */
   interface ModelContext extends EventTarget {
     /**

@@ -208,6 +208,15 @@
     }[name]);
   const ActivatedEvent = eventClass('ToolActivatedEvent');
   const CancelEvent = eventClass('ToolCancelEvent');
+  /**
+   * fire dispatches a tool's toolactivated or toolcancel at the
+   * ModelContext of the tool's document, then at its window, as the draft
+   * has it: a page may listen on either.
+   */
+  const fire = (Class, type, toolName) => {
+    context.dispatchEvent(new Class(type, { toolName }));
+    window.dispatchEvent(new Class(type, { toolName }));
+  };
 
   /** @type {WeakMap<EventTarget, Record<string, Function|null>>} */
   const handlers = new WeakMap();
@@ -541,12 +550,12 @@
       if (h.entry) emit('decision', freeze(h.entry));
       step();
     }
-    // The engine ends a call that will not run; for a tool unregistered
-    // meanwhile, its answer is the error the caller gets.
+    // The engine ends a call that will not run. A call outlives its
+    // tool's unregistration once execute has started, not before.
     if (signal?.aborted || entry.gone) {
-      const [h] = await output('aborted');
+      await output('aborted');
       signal?.throwIfAborted();
-      throw h.error ? toError(h.error) : failure();
+      throw new DOMException(`executeTool: tool ${q} was unregistered before its call started`, 'UnknownError');
     }
     if (!ok) {
       const [h, b] = await output('refused');
@@ -581,7 +590,7 @@
         output('aborted', messageOf(signal.reason));
         setTimeout(() => {
           controller.abort();
-          context.dispatchEvent(new CancelEvent('toolcancel', { toolName: name }));
+          fire(CancelEvent, 'toolcancel', name);
         });
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -600,7 +609,7 @@
         let timer;
         let timedOut = false;
         const result = attempt();
-        context.dispatchEvent(new ActivatedEvent('toolactivated', { toolName: name }));
+        fire(ActivatedEvent, 'toolactivated', name);
         return Promise.race([
           // idempotentHint: one more try after a transient failure, never
           // after the call timed out.
@@ -677,6 +686,15 @@
 
   const KEY = Symbol();
 
+  /**
+   * activeOnly throws unless mc is this document's ModelContext: a document
+   * made by script (createHTMLDocument, DOMParser) has one of its own that
+   * no agent reaches, so nothing can be registered or run through it.
+   */
+  const activeOnly = (mc) => {
+    if (mc !== context) throw new DOMException('the ModelContext is not of the active document', 'InvalidStateError');
+  };
+
   class ModelContext extends EventTarget {
     constructor(key) {
       if (key !== KEY) throw new TypeError('Illegal constructor');
@@ -686,6 +704,7 @@
     /** @returns {Promise<undefined>} */
     registerTool(tool, options = {}) {
       try {
+        activeOnly(this);
         return submit(prepare(tool, options));
       } catch (e) {
         return Promise.reject(e);
@@ -693,6 +712,7 @@
     }
 
     async getTools() {
+      activeOnly(this);
       await Promise.all([...registrations.values()].map((e) => e.settled));
       // Fresh copies, as Chromium gives: a caller that edits one must not
       // change what the next caller sees.
@@ -702,6 +722,7 @@
     /** @returns {Promise<string>} */
     executeTool(tool, ...rest) {
       try {
+        activeOnly(this);
         if (!isObject(tool) || ['name', 'description', 'origin', 'window'].some((k) => tool[k] === undefined))
           throw new TypeError('executeTool: the tool must be a RegisteredTool (name, description, origin, window)');
         const name = str(tool.name);
@@ -721,15 +742,18 @@
 
     // The 2025 API.
     provideContext(context = {}) {
+      activeOnly(this);
       this.clearContext();
       for (const t of context?.tools ?? []) submit(prepare(t)).catch((e) => console.error('veil: provideContext:', e));
     }
 
     clearContext() {
+      activeOnly(this);
       registrations.forEach((e) => unregister(e));
     }
 
     unregisterTool(name) {
+      activeOnly(this);
       unregisterName(str(name));
     }
   }
@@ -778,10 +802,13 @@
       return Object.getOwnPropertyDescriptor(proto, key)?.get?.call(obj);
     } catch {}
   };
-  /** Puts value in front of any native attribute; page code never gets the native one. */
-  const install = (proto, obj, key, value) => {
+  /**
+   * Puts value in front of any native attribute; page code never gets the
+   * native one. of, when given, answers for the other objects of proto.
+   */
+  const install = (proto, obj, key, value, of) => {
     try {
-      Object.defineProperty(proto, key, { configurable: true, enumerable: true, get: () => value });
+      Object.defineProperty(proto, key, { configurable: true, enumerable: true, get() { return this === obj || !of ? value : of(this); } });
     } catch {
       Object.defineProperty(obj, key, { configurable: false, enumerable: true, value });
     }
@@ -897,7 +924,15 @@
     sweep();
   }
 
-  install(Document.prototype, document, 'modelContext', context);
+  /** The ModelContexts of the documents script makes, one each. */
+  const others = new WeakMap();
+  const contextOf = (doc) => {
+    if (!(doc instanceof Document)) throw new TypeError('Illegal invocation');
+    let mc = others.get(doc);
+    if (!mc) others.set(doc, (mc = new ModelContext(KEY)));
+    return mc;
+  };
+  install(Document.prototype, document, 'modelContext', context, contextOf);
   install(Navigator.prototype, navigator, 'modelContext', context);
   install(Navigator.prototype, navigator, 'modelContextTesting', testing);
   globalThis.ModelContext ??= ModelContext;

@@ -177,6 +177,7 @@ const onActivated = (e: ToolActivatedEvent) => console.log('running', e.toolName
 mc.addEventListener('toolactivated', onActivated);
 mc.removeEventListener('toolactivated', onActivated);
 mc.addEventListener('toolcancel', (e) => console.log('cancelled', e.toolName), { once: true });
+window.addEventListener('toolactivated', (e) => console.log('on window', e.toolName));
 mc.addEventListener('toolchange', () => void mc.getTools());
 mc.ontoolchange = () => console.log('tools changed');
 mc.ontoolactivated = function (e) {

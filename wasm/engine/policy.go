@@ -416,10 +416,6 @@ func (e *Engine) startOutput(name string, o Outcome) (riskCall, *Result) {
 	switch {
 	case name != "" && name != t.name:
 		return refused(Result{Err: typeError("executeTool: the call is of tool %q, not %q", t.name, name)})
-	case e.lookup(t.name) != t:
-		// The name may now belong to another registration, with other
-		// rules.
-		return refused(Result{Err: &Error{Name: UnknownError, Message: fmt.Sprintf("executeTool: tool %q was unregistered before its call finished", t.name)}})
 	case o.Kind == Aborted:
 		return e.effective(o.Call, t, c.ann), nil
 	case c.state == "resolving":

@@ -180,13 +180,15 @@ func TestOutputRefusals(t *testing.T) {
 	res = e.Output("drop", Outcome{Kind: Returned, Data: `{"dropped":1}`, Call: d.Call})
 	assert.Contains(t, res.Agent, `"outcome":"declined"`, "output of a declined call")
 
-	// The tool was replaced between the decision and the output.
+	// The tool was replaced between the decision and the output: the
+	// call ends under its own registration (TestOutputByCall).
 	d, err = e.Decide("plain", `{}`, Resolution{})
 	require.NoError(t, err)
 	e.Unregister("plain")
 	mustRegister(t, e, `{"name":"plain","description":"another"}`)
 	res = e.Output("plain", Outcome{Kind: Text, Data: "x", Call: d.Call})
-	require.NotNil(t, res.Err, "output of a replaced tool")
+	require.Nil(t, res.Err, "output of a replaced tool")
+	assert.Equal(t, "x", res.Agent)
 
 	// Decide checks the input first.
 	mustRegister(t, e, `{"name":"typed","description":"d","inputSchema":{"type":"object","required":["n"]}}`)
@@ -705,39 +707,44 @@ func TestResolveLater(t *testing.T) {
 	assert.Equal(t, "UnknownError", ee.Name)
 }
 
-// TestOutputByCall: the call knows its tool, and a call whose tool went
-// away before its output came is refused, whatever now has the name.
+// TestOutputByCall: the call knows its tool. A call outlives its tool's
+// unregistration, and its output is filtered by the rules of the
+// registration it was decided for, whatever has the name since.
 func TestOutputByCall(t *testing.T) {
 	e := newTestEngine(t)
-	mustRegister(t, e, `{"name":"t","description":"d","annotations":{"readOnlyHint":true}}`)
+	const sensitive = `{"name":"t","description":"d","annotations":{"readOnlyHint":true},"outputSchema":{"type":"object","properties":{"key":{"type":"string","x-sensitive":true}}}}`
+	const plain = `{"name":"t","description":"d","annotations":{"readOnlyHint":true}}`
+	mustRegister(t, e, sensitive)
 	decide := func() string {
 		t.Helper()
 		d, err := e.Decide("t", `{}`, Resolution{})
 		require.NoError(t, err)
 		return d.Call
 	}
-	res := e.Output("", Outcome{Kind: Text, Data: "ok", Call: decide()})
+	res := e.Output("", Outcome{Kind: Returned, Data: `{"n":1}`, Call: decide()})
 	require.Nil(t, res.Err)
-	assert.Equal(t, "ok", res.Agent, "Output with no name, by call")
+	assert.Equal(t, `{"n":1}`, res.Agent, "Output with no name, by call")
 
-	res = e.Output("other", Outcome{Kind: Text, Data: "ok", Call: decide()})
+	res = e.Output("other", Outcome{Kind: Returned, Data: `{"n":1}`, Call: decide()})
 	require.NotNil(t, res.Err)
 	assert.Equal(t, TypeError, res.Err.Name, "a call named with another tool")
 
+	const secret = "sk-live-unregistered-0123456789"
 	for _, then := range []string{"unregistered", "replaced"} {
 		id := decide()
-		e.Unregister("t")
+		require.True(t, e.Unregister("t"), then)
 		if then == "replaced" {
-			mustRegister(t, e, `{"name":"t","description":"d","annotations":{"readOnlyHint":true}}`)
+			mustRegister(t, e, plain)
 		}
-		res = e.Output("", Outcome{Kind: Text, Data: "late", Call: id})
-		require.NotNil(t, res.Err, then)
-		assert.Equal(t, UnknownError, res.Err.Name, then)
-		assert.Contains(t, res.Err.Message, "unregistered before its call finished", then)
+		res = e.Output("", Outcome{Kind: Returned, Data: `{"key":"` + secret + `"}`, Call: id})
+		require.Nil(t, res.Err, then)
 		assert.Equal(t, id, res.CallID, then)
-		if then == "unregistered" {
-			mustRegister(t, e, `{"name":"t","description":"d","annotations":{"readOnlyHint":true}}`)
+		assert.NotContains(t, res.Agent, secret, "%s: the call's own registration's rules apply", then)
+		assert.Equal(t, 1, res.Held, then)
+		if then == "replaced" {
+			e.Unregister("t")
 		}
+		mustRegister(t, e, sensitive)
 	}
 
 	res = e.Output("", Outcome{Kind: Text, Data: "x", Call: "never-decided"})

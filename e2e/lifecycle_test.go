@@ -1,0 +1,120 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests hold the parts of a call's life that testdata/spec cannot
+// compare with Chromium's own WebMCP: what no agent of Chromium's reaches
+// (a document made by script) and what Chromium has no notion of (a
+// call's sensitivity rules).
+
+// TestScriptMadeDocument: a document made by createHTMLDocument or
+// DOMParser has a ModelContext of its own, not the page's, and nothing can
+// be registered or run through it. (Chromium 156 stops answering when a
+// page reads modelContext of such a document, so this is not a spec case.)
+func TestScriptMadeDocument(t *testing.T) {
+	for _, mode := range []string{"worker", "main"} {
+		t.Run(mode, func(t *testing.T) {
+			tb := openTab(t, plain)
+			tb.navigate("smoke-" + mode + ".html")
+			got := eval[map[string]any](tb, `(async () => {
+				const made = document.implementation.createHTMLDocument("");
+				const parsed = new DOMParser().parseFromString("<p>x</p>", "text/html");
+				const mc = made.modelContext;
+				const outcome = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+				return {
+					isContext: mc instanceof ModelContext,
+					notThePages: mc !== document.modelContext,
+					sameObject: mc === made.modelContext,
+					perDocument: parsed.modelContext !== mc,
+					register: await outcome(() => mc.registerTool({name: "sm.a", description: "d", execute: () => "x"})),
+					getTools: await outcome(() => mc.getTools()),
+					execute: await outcome(() => mc.executeTool({name: "greet", description: "", window, origin: location.origin}, {name: "x"})),
+					unregister: await outcome(() => mc.unregisterTool("greet")),
+					provide: await outcome(() => mc.provideContext({tools: [{name: "sm.b", description: "d", execute: () => "x"}]})),
+					clear: await outcome(() => mc.clearContext()),
+					listed: (await document.modelContext.getTools()).map((t) => t.name),
+					navigatorSame: navigator.modelContext === document.modelContext,
+				};
+			})()`)
+			assert.Equal(t, map[string]any{
+				"isContext": true, "notThePages": true, "sameObject": true, "perDocument": true,
+				"register": "InvalidStateError", "getTools": "InvalidStateError", "execute": "InvalidStateError",
+				"unregister": "InvalidStateError", "provide": "InvalidStateError", "clear": "InvalidStateError",
+				"listed": []any{"greet"}, "navigatorSame": true,
+			}, got)
+		})
+	}
+}
+
+// TestCallKeepsItsRules: a call outlives its tool's unregistration, and
+// its output is withheld by the rules of the registration it was decided
+// for, not by those of a tool registered under the same name since.
+func TestCallKeepsItsRules(t *testing.T) {
+	const secret = "sk-live-replaced-tool-4f9a0c1e77"
+	for _, mode := range []string{"worker", "main"} {
+		t.Run(mode, func(t *testing.T) {
+			tb := openTab(t, plain)
+			tb.navigate("smoke-" + mode + ".html")
+			got := eval[map[string]any](tb, `(async () => {
+				const mc = document.modelContext;
+				let finish;
+				const reg = new AbortController();
+				await mc.registerTool({name: "kr.key", description: "Issues a key",
+					outputSchema: {type: "object", properties: {key: {type: "string", "x-sensitive": true}}},
+					execute: () => new Promise((r) => (finish = r))}, {signal: reg.signal});
+				const tool = (await mc.getTools()).find((t) => t.name === "kr.key");
+				const p = mc.executeTool(tool, {});
+				while (!finish) await new Promise((r) => setTimeout(r));
+				reg.abort();
+				await mc.registerTool({name: "kr.key", description: "Plain now", execute: () => ({key: "plain"})});
+				finish({key: `+js(secret)+`});
+				const view = await p;
+				const items = await veil.items();
+				return {view, held: items.some((i) => i.tool === "kr.key"), second: await mc.executeTool(tool, {})};
+			})()`)
+			view, _ := got["view"].(string)
+			require.NotEmpty(t, view)
+			assert.NotContains(t, view, secret, "the agent view of the first call")
+			assert.Equal(t, true, got["held"], "the value is held for the user")
+			assert.Equal(t, `{"key":"plain"}`, got["second"], "a new call runs the new registration")
+		})
+	}
+}
+
+// TestAbortBeforeExecute: a call aborted before its execute started never
+// starts it, whether the abort comes right after executeTool or while the
+// page's resolve refines the input, and toolactivated never fires for it.
+func TestAbortBeforeExecute(t *testing.T) {
+	for _, mode := range []string{"worker", "main"} {
+		t.Run(mode, func(t *testing.T) {
+			tb := openTab(t, plain)
+			tb.navigate("smoke-" + mode + ".html")
+			got := eval[map[string]any](tb, `(async () => {
+				const mc = document.modelContext;
+				let runs = 0, activated = 0, ctl;
+				const count = (e) => e.toolName.startsWith("ab.") && activated++;
+				window.addEventListener("toolactivated", count);
+				await mc.registerTool({name: "ab.now", description: "d", execute: () => (runs++, "ran")});
+				await mc.registerTool({name: "ab.resolving", description: "d", execute: () => (runs++, "ran"),
+					resolve: (input) => (ctl.abort("stop while resolving"), input)});
+				const results = [];
+				for (const [name, abortNow] of [["ab.now", true], ["ab.resolving", false]]) {
+					const tool = (await mc.getTools()).find((t) => t.name === name);
+					ctl = new AbortController();
+					const p = mc.executeTool(tool, {}, {signal: ctl.signal});
+					if (abortNow) ctl.abort("stop now");
+					results.push(await p.then(() => "resolved", (e) => e));
+				}
+				await new Promise((r) => setTimeout(r, 50));
+				window.removeEventListener("toolactivated", count);
+				return {results, runs, activated};
+			})()`)
+			assert.Equal(t, map[string]any{"results": []any{"stop now", "stop while resolving"}, "runs": 0.0, "activated": 0.0}, got)
+		})
+	}
+}
