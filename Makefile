@@ -14,11 +14,12 @@ all: build
 build dist:
 	$(GO) run ./js/cmd/mkdist -out dist
 
-## deps: install what the tests need and the machine lacks (Chromium, redis-server)
+## deps: install what the tests need and the machine lacks (Chromium, redis-server, redis-cli)
 deps:
 	@missing=""; \
 	if [ -z "$$CHROME_PATH" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
 	if ! command -v redis-server >/dev/null 2>&1; then missing="$$missing redis-server"; fi; \
+	if ! command -v redis-cli >/dev/null 2>&1; then missing="$$missing redis-tools"; fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \

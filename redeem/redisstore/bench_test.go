@@ -113,3 +113,27 @@ func BenchmarkTake(b *testing.B) {
 	)
 	benchcmp.Report(b, res[1], res[0], "getdel")
 }
+
+// BenchmarkRedeemCluster measures one redemption through the Handler
+// against the three-master Redis Cluster and against one redis-server, one
+// at a time, in the same run. cost-vs-single is the cluster's cost as a
+// multiple of the single node's (budget: 1.5 or less).
+func BenchmarkRedeemCluster(b *testing.B) {
+	single := newHandler(b, redisstore.New(sharedServer(b), &redisstore.Options{Prefix: freshPrefix()}), nil)
+	cc := sharedCluster(b).client()
+	defer cc.Close()
+	cluster := newHandler(b, redisstore.New(cc, &redisstore.Options{Prefix: freshPrefix()}), nil)
+
+	b.StopTimer()
+	singleRefs, clusterRefs := issueN(b, single, b.N), issueN(b, cluster, b.N)
+	b.StartTimer()
+	redeem := func(h *redeem.Handler, refs []*redeem.Reference) func(int) {
+		return func(i int) {
+			if w := redeemAs(h, refs[i].RedeemURL, "alice"); w.Code != http.StatusOK {
+				b.Fatalf("status %d", w.Code)
+			}
+		}
+	}
+	res := benchcmp.Run(b, 1, redeem(single, singleRefs), redeem(cluster, clusterRefs))
+	benchcmp.Report(b, res[1], res[0], "single")
+}

@@ -153,6 +153,26 @@ func (s *server) stop(crash bool) error {
 	}
 }
 
+// signal sends sig to the server's process (SIGSTOP and SIGCONT pause
+// and resume it).
+func (s *server) signal(sig syscall.Signal) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cmd.Process.Signal(sig)
+}
+
+// running reports whether the server's process is alive.
+func (s *server) running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.exited:
+		return false
+	default:
+		return true
+	}
+}
+
 // newClient returns a client that gives up quickly, so that a stopped
 // server turns into an error in milliseconds.
 func newClient(addr string) *redis.Client {
@@ -224,6 +244,10 @@ func TestMain(m *testing.M) {
 	}
 	if sharedDir != "" {
 		os.RemoveAll(sharedDir)
+	}
+	if sharedCl != nil {
+		sharedCl.stop()
+		os.RemoveAll(sharedCl.dir)
 	}
 	os.Exit(code)
 }

@@ -28,8 +28,31 @@
 //     evict pending secrets, which then answer 404. Under noeviction a full
 //     Redis makes Issue fail and redemptions answer 503.
 //
+// # Replication and failover
+//
 // Replication is asynchronous: a failover can lose the latest writes in
-// the same way as a crash under appendfsync everysec.
+// the same way as a crash under appendfsync everysec. A redemption whose
+// deletion had not reached the replica that is promoted makes the secret
+// redeemable once more, by its owner: the value is delivered twice.
+//
+// [Options.MinReplicas] closes that window. The take and a WAIT for that
+// many replicas go to the secret's master on one connection; the value is
+// handed out only when the replicas have confirmed the deletion within
+// [Options.ReplicaTimeout]. When they have not, Take fails with
+// [ErrNotReplicated] and the handler answers 503: the value may then be
+// lost (deleted on the master, which may fail before its replicas catch
+// up, or redeemable once on the replica promoted in its place), but it is
+// never delivered twice. The price is a replica round trip on every
+// redemption, and redemptions that fail while a replica is down or
+// lagging: choose MinReplicas no larger than the replicas each master can
+// count on. Issue does not wait: a put lost in a failover is a secret that
+// answers 404, not one delivered twice.
+//
+// In Redis Cluster the two keys of a secret share a slot, so a take is one
+// script on one master; go-redis follows MOVED and ASK while slots move.
+// The store is tested against a cluster of three masters with a replica
+// each, during a resharding, and against a master killed right after a
+// take and replaced by its replica (docs/redeem-redis.md has the figures).
 package redisstore
 
 import (
@@ -47,24 +70,48 @@ import (
 // DefaultPrefix is the key prefix of a Store whose Options leave it empty.
 const DefaultPrefix = "veil:redeem:"
 
+// DefaultReplicaTimeout is how long a take waits for replicas when
+// Options.MinReplicas is set and Options.ReplicaTimeout is zero.
+const DefaultReplicaTimeout = 500 * time.Millisecond
+
+// ErrNotReplicated is what Take fails with, wrapped, when fewer than
+// Options.MinReplicas replicas confirmed a redemption in time. The value
+// was not handed out; the handler answers 503.
+var ErrNotReplicated = errors.New("the redemption did not reach enough replicas in time")
+
 // Options configures a [Store].
 type Options struct {
 	// Prefix starts every key the store writes. It must not contain "{"
 	// or "}", which would change the hash tag. Empty means DefaultPrefix.
 	Prefix string
+
+	// MinReplicas is how many replicas of the secret's master must
+	// confirm a redemption (Redis WAIT) before its value is handed out,
+	// so that a failover cannot make it redeemable twice (see the package
+	// doc). Zero, the default, does not wait. It needs a *redis.Client or
+	// a *redis.ClusterClient.
+	MinReplicas int
+
+	// ReplicaTimeout bounds the wait for MinReplicas. Zero means
+	// DefaultReplicaTimeout.
+	ReplicaTimeout time.Duration
 }
 
 // Store is a [redeem.Store] backed by Redis. It is safe for concurrent use
 // and may be shared by any number of processes, provided they all give
 // redeem.New the same Options.Key.
 type Store struct {
-	client redis.Scripter
-	prefix string
+	client         redis.Scripter
+	prefix         string
+	minReplicas    int
+	replicaTimeout time.Duration
 }
 
 // New returns a Store that keeps secrets in Redis through client: a
 // *redis.Client, *redis.ClusterClient or *redis.Ring. A nil opts means
-// defaults. New panics if client is nil or the prefix holds a brace.
+// defaults. New panics if client is nil, the prefix holds a brace,
+// MinReplicas or ReplicaTimeout is negative, or MinReplicas is set with a
+// client that is neither a *redis.Client nor a *redis.ClusterClient.
 func New(client redis.Scripter, opts *Options) *Store {
 	if client == nil {
 		panic("redisstore: New needs a Redis client")
@@ -79,7 +126,20 @@ func New(client redis.Scripter, opts *Options) *Store {
 	if strings.ContainsAny(o.Prefix, "{}") {
 		panic(fmt.Sprintf("redisstore: prefix %q holds a brace, which would change the keys' hash tag", o.Prefix))
 	}
-	return &Store{client: client, prefix: o.Prefix}
+	if o.MinReplicas < 0 || o.ReplicaTimeout < 0 {
+		panic(fmt.Sprintf("redisstore: MinReplicas (%d) and ReplicaTimeout (%v) must not be negative", o.MinReplicas, o.ReplicaTimeout))
+	}
+	if o.MinReplicas > 0 {
+		switch client.(type) {
+		case *redis.Client, *redis.ClusterClient:
+		default:
+			panic(fmt.Sprintf("redisstore: MinReplicas needs a *redis.Client or *redis.ClusterClient, not %T: the wait must run on the connection that took the secret", client))
+		}
+	}
+	if o.ReplicaTimeout == 0 {
+		o.ReplicaTimeout = DefaultReplicaTimeout
+	}
+	return &Store{client: client, prefix: o.Prefix, minReplicas: o.MinReplicas, replicaTimeout: o.ReplicaTimeout}
 }
 
 // keys returns the names of a secret's two keys.
@@ -140,10 +200,62 @@ func (s *Store) Put(ctx context.Context, key redeem.Key, owner string, sealed []
 
 // Take implements [redeem.Store].
 func (s *Store) Take(ctx context.Context, key redeem.Key, owner string, retention time.Duration) ([]byte, error) {
+	if s.minReplicas > 0 {
+		return s.takeReplicated(ctx, key, owner, retention)
+	}
 	v, err := takeScript.Run(ctx, s.client, s.keys(key), owner, millis(retention)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: taking a secret: %w", err)
 	}
+	return taken(v)
+}
+
+// takeReplicated runs the take and a WAIT on one connection to the
+// secret's master, WAIT counting the replicas that have everything this
+// connection wrote, and hands the value out only when enough have.
+func (s *Store) takeReplicated(ctx context.Context, key redeem.Key, owner string, retention time.Duration) ([]byte, error) {
+	keys := s.keys(key)
+	var node *redis.Client
+	switch c := s.client.(type) {
+	case *redis.Client:
+		node = c
+	case *redis.ClusterClient:
+		n, err := c.MasterForKey(ctx, keys[0])
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: taking a secret: finding its master: %w", err)
+		}
+		node = n
+	}
+	var take *redis.Cmd
+	var wait *redis.IntCmd
+	// A pipeline holds one connection for both commands. Eval, not
+	// EvalSha: a NOSCRIPT inside the pipeline would cost the wait.
+	_, _ = node.Pipelined(ctx, func(p redis.Pipeliner) error {
+		take = takeScript.Eval(ctx, p, keys, owner, millis(retention))
+		wait = redis.NewIntCmd(ctx, "wait", s.minReplicas, millis(s.replicaTimeout)) // never 0, which would wait forever
+		_ = p.Process(ctx, wait)
+		return nil
+	})
+	v, err := take.Result()
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: taking a secret: %w", err)
+	}
+	value, err := taken(v)
+	if err != nil {
+		return nil, err
+	}
+	n, err := wait.Result()
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: taking a secret: waiting for replicas: %w", err)
+	}
+	if n < int64(s.minReplicas) {
+		return nil, fmt.Errorf("redisstore: taking a secret: %w (%d of %d in %v)", ErrNotReplicated, n, s.minReplicas, s.replicaTimeout)
+	}
+	return value, nil
+}
+
+// taken reads the take script's reply.
+func taken(v any) ([]byte, error) {
 	switch v := v.(type) {
 	case string:
 		return []byte(v), nil
