@@ -983,7 +983,8 @@
   Object.defineProperty(window, MARK, { value: true });
   addEventListener('message', (e) => {
     const d = e.data;
-    if (!isObject(d) || d[FRAMES] !== 1 || !ofThisPage(e.source)) return;
+    // isTrusted: a MessageEvent page script made can name any origin and source.
+    if (!e.isTrusted || !isObject(d) || d[FRAMES] !== 1 || !ofThisPage(e.source)) return;
     const { origin } = e;
     const same = origin === location.origin;
     if (!same && !(crossOrigin && containerAllows(e.source, origin))) return;
