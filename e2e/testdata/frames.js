@@ -126,6 +126,8 @@
     listen() {
       if (!window.e2e.listening) window.e2e.listen(document.modelContext);
       window.e2e.listening = true;
+      // A tool of another frame taken for one planted in this frame's native registry.
+      window.veil?.addEventListener("foreigntool", (e) => window.e2e.events.push(`foreigntool:${e.detail.name}`));
     },
     /** names lists the tools getTools gives, by name, with the origin and whose window each has. */
     async names(options) {
