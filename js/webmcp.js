@@ -875,8 +875,8 @@
     const asks = [];
     whoToAsk(fromOrigins, (w, origin) =>
       asks.push(
-        askFrame(w, origin, tagged('list')).then((d) =>
-          (Array.isArray(d?.tools) ? d.tools : [])
+        askFrame(w, origin, tagged('list')).then((msg) =>
+          (Array.isArray(msg?.tools) ? msg.tools : [])
             .filter((t) => isObject(t) && typeof t.name === 'string' && typeof t.description === 'string')
             .map((t) => ({ ...t, title: typeof t.title === 'string' ? t.title : '', window: w, origin })),
         ),
@@ -927,13 +927,13 @@
       const watch = setInterval(() => w.closed && fail(unavailable()), FRAME_WAIT);
       signal?.addEventListener('abort', onAbort, { once: true });
       outgoing.add(drop);
-      port1.onmessage = ({ data: d }) => {
-        if (d?.type === 'accepted' && !accepted) {
+      port1.onmessage = ({ data: msg }) => {
+        if (msg?.type === 'accepted' && !accepted) {
           accepted = true;
           return clearTimeout(timer);
         }
-        if (d?.type === 'result' && accepted && typeof d.value === 'string') return end(), resolve(d.value);
-        if (d?.type === 'error' && FRAME_ERRORS.includes(d.name) && typeof d.message === 'string') return fail(toError(d));
+        if (msg?.type === 'result' && accepted && typeof msg.value === 'string') return end(), resolve(msg.value);
+        if (msg?.type === 'error' && FRAME_ERRORS.includes(msg.name) && typeof msg.message === 'string') return fail(toError(msg));
         fail(unavailable());
       };
       if (!post(w, origin, tagged('call', { name, input: json }), [port2])) fail(unavailable());
@@ -982,22 +982,22 @@
   // Live from start-up, so that a frame is never asked before it listens.
   Object.defineProperty(window, MARK, { value: true });
   addEventListener('message', (e) => {
-    const d = e.data;
+    const msg = e.data;
     // isTrusted: a MessageEvent page script made can name any origin and source.
-    if (!e.isTrusted || !isObject(d) || d[FRAMES] !== 1 || !ofThisPage(e.source)) return;
+    if (!e.isTrusted || !isObject(msg) || msg[FRAMES] !== 1 || !ofThisPage(e.source)) return;
     const { origin } = e;
     const same = origin === location.origin;
     if (!same && !(crossOrigin && containerAllows(e.source, origin))) return;
-    if (d.type === 'change') {
+    if (msg.type === 'change') {
       if (allowed) context.dispatchEvent(new Event('toolchange'));
       return;
     }
     const port = e.ports[0];
     if (!port) return;
-    if (d.type === 'list') {
+    if (msg.type === 'list') {
       const tools = allowed ? live().filter((entry) => visible(entry, origin)).map((entry) => entry.def) : [];
       if (tools.length || same) port.postMessage({ tools });
-    } else if (d.type === 'call' && allowed) return answerCall(port, origin, same, d);
+    } else if (msg.type === 'call' && allowed) return answerCall(port, origin, same, msg);
     else if (same) port.postMessage({ type: 'error', name: 'UnknownError', message: 'tools are not allowed in this frame' });
     port.close();
   });
