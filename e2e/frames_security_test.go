@@ -147,6 +147,27 @@ func TestFramesAbort(t *testing.T) {
 	}
 }
 
+// TestFramesRemovedMidCall: a call into a frame that is removed before it
+// answers rejects with UnknownError, rather than waiting for ever.
+func TestFramesRemovedMidCall(t *testing.T) {
+	for _, r := range frameSecurityRuns {
+		t.Run(r.run.name, func(t *testing.T) {
+			f, from := openCallable(t, r.run, r.cross)
+			registerInChild(t, f, `{name: "c_never", description: "Never answers", execute: () => ((window.started = true), new Promise(() => {}))}`)
+			got := value[string](t, f.inParent(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "c_never");
+				const p = document.modelContext.executeTool(t, {});
+				if (!await fx.until(async () => (await fx.in(0, "return window.started === true")).value)) throw new Error("execute never started in the child");
+				fx.children[0].frame.remove();
+				try {
+					return "resolved: " + await p;
+				} catch (e) {
+					return e.name;
+				}`), "the parent's call")
+			assert.Equal(t, "UnknownError", got)
+		})
+	}
+}
+
 // TestFramesForgedReply: page code in the caller's frame cannot answer a
 // call in the other frame's place: answers come only on the call's own
 // MessagePort, so forged ones posted to either window, and a MessageEvent

@@ -907,7 +907,7 @@
     new Promise((resolve, reject) => {
       const unavailable = () => new DOMException(`executeTool: tool ${JSON.stringify(name)} is not available to this document`, 'UnknownError');
       const same = origin === location.origin;
-      if (!allowed || !ofThisPage(w) || reachable(w) !== same || (!same && !crossOrigin)) return reject(unavailable());
+      if (!allowed || !ofThisPage(w) || reachable(w) !== same || (same ? !w[MARK] : !crossOrigin)) return reject(unavailable());
       const { port1, port2 } = new MessageChannel();
       let accepted = false;
       const end = () => {
