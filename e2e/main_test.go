@@ -149,6 +149,7 @@ func newMux() (*http.ServeMux, error) {
 	mux.Handle("/dist/", http.StripPrefix("/dist", serve.Handler(os.DirFS(distDir))))
 	mux.Handle("/conformance.html", handleConformance(src))
 	mux.HandleFunc("/bench.html", handleBench)
+	mux.HandleFunc("/frames.html", handleFrames)
 	mux.HandleFunc("/floor/", handleFloor)
 	if targetDir != "" {
 		mux.Handle("/target/", http.StripPrefix("/target/", http.FileServer(http.Dir(targetDir))))

@@ -240,8 +240,25 @@ declare global {
   interface ModelContextRegisterToolOptions {
     /** Aborting it unregisters the tool. */
     signal?: AbortSignal;
-    /** Not read by Veil. */
-    exposedTo?: string[];
+    /**
+     * Origins of other frames of the page that may see and run the tool
+     * (frames of this document's own origin always may). Each must be a URL
+     * whose origin is potentially trustworthy (https:, or loopback), else
+     * registerTool throws a SecurityError DOMException. A cross-origin frame
+     * also needs the "tools" permissions policy (allow="tools ..." on its
+     * iframe).
+     */
+    exposedTo?: readonly string[];
+  }
+
+  interface ModelContextGetToolOptions {
+    /**
+     * Origins of cross-origin frames whose tools to list too, where they
+     * expose them to this document's origin. Same-origin frames are always
+     * listed. Each must be a URL whose origin is potentially trustworthy,
+     * else getTools rejects with a SecurityError DOMException.
+     */
+    fromOrigins?: readonly string[];
   }
 
   interface ModelContextExecuteToolOptions {
@@ -260,7 +277,9 @@ declare global {
     /** The tool's annotations with every null dropped; MCP's defaults are not written in. */
     annotations: ToolAnnotations;
     _meta?: ToolMeta;
+    /** The window of the document that registered the tool: this one's, or another frame's of the page. */
     window: Window;
+    /** The serialized origin of the document that registered the tool. */
     origin: string;
   }
 
@@ -301,12 +320,20 @@ declare global {
      * a function, and with the signal's reason if it is already aborted.
      */
     registerTool(tool: ModelContextTool, options?: ModelContextRegisterToolOptions): Promise<undefined>;
-    /** The registered tools, sorted by name. */
-    getTools(): Promise<RegisteredTool[]>;
+    /**
+     * The tools this document may see, sorted by name: its own, those of
+     * same-origin frames of the page, and those of the cross-origin frames
+     * named in fromOrigins that expose them to this document's origin.
+     */
+    getTools(options?: ModelContextGetToolOptions): Promise<RegisteredTool[]>;
     /**
      * Runs a tool as an agent would and resolves with what an agent sees.
      * Input that fails the tool's inputSchema rejects with a DataError
      * DOMException whose message is JSON {path, reason, schemaPath}.
+     * Another frame's tool runs in that frame, through its engine: this
+     * document receives its agent view only. A tool's origin that is not a
+     * URL with an origin is a NotSupportedError; a tool this document may
+     * not run, or whose frame does not answer, an UnknownError.
      */
     executeTool(
       tool: Pick<RegisteredTool, 'name' | 'description' | 'window' | 'origin'>,

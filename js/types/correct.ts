@@ -149,6 +149,12 @@ await document.modelContext.registerTool({
   execute: () => 'results',
 });
 
+// A tool a cross-origin frame of the page may see and run too (its iframe has allow="tools ...").
+await document.modelContext.registerTool(
+  { name: 'cart.total', description: 'The total of the cart', execute: () => '12.50' },
+  { exposedTo: ['https://widgets.example'], signal: new AbortController().signal },
+);
+
 // ---- Running tools as an agent would ---------------------------------------
 
 const tools: RegisteredTool[] = await document.modelContext.getTools();
@@ -157,6 +163,10 @@ for (const t of tools) {
   const schema: JSONSchemaObject = t.inputSchema;
   console.log(title, t.description, schema.type, t.outputSchema?.properties, t.annotations.sensitiveHint, t._meta, t.origin, t.window === window);
 }
+// The tools of a cross-origin frame too, where it exposes them to this origin.
+const framed: RegisteredTool[] = await document.modelContext.getTools({ fromOrigins: ['https://widgets.example'] });
+const other = framed.find((t) => t.window !== window);
+if (other) console.log(other.origin, await document.modelContext.executeTool(other, {}));
 const abort = new AbortController();
 const out: string = await document.modelContext.executeTool(tools[0], { name: 'ci' }, { signal: abort.signal });
 await navigator.modelContext.executeTool(tools[0]);

@@ -45,6 +45,12 @@ await document.modelContext.registerTool({
 // @ts-expect-error the signal goes in the options, not an AbortController
 await document.modelContext.registerTool({ name: 'a', description: 'd', execute }, { signal: new AbortController() });
 
+// @ts-expect-error exposedTo is a list of origins, not one
+await document.modelContext.registerTool({ name: 'a', description: 'd', execute }, { exposedTo: 'https://a.example' });
+
+// @ts-expect-error fromOrigins is a list of origins, not one
+await document.modelContext.getTools({ fromOrigins: 'https://a.example' });
+
 // @ts-expect-error registerTool resolves with undefined, not the registered tool
 (await document.modelContext.registerTool({ name: 'a', description: 'd', execute })).name;
 
