@@ -305,6 +305,7 @@ export const start = ({ prepare, submit, veil }) => {
           form.removeAttribute('data-veil-tool-form-active');
           button?.removeAttribute('data-veil-tool-submit-active');
           form.removeEventListener('reset', onReset);
+          form.removeEventListener('submit', claim, true);
           signal.removeEventListener('abort', onAbort);
           ok ? resolve(v) : reject(v);
         },
@@ -313,6 +314,8 @@ export const start = ({ prepare, submit, veil }) => {
       const onAbort = () => call.end(false, signal.reason);
       waiting.set(form, call);
       form.addEventListener('reset', onReset);
+      // On the form itself: a submit event does not leave a shadow root.
+      form.addEventListener('submit', claim, true);
       signal.addEventListener('abort', onAbort, { once: true });
       form.setAttribute('data-veil-tool-form-active', '');
       button?.setAttribute('data-veil-tool-submit-active', '');
@@ -366,8 +369,8 @@ export const start = ({ prepare, submit, veil }) => {
   /**
    * claim says which call a submit event answers: the first trusted
    * submit event at a form whose call waits, seen by the runtime's own
-   * listener or by the first read of agentInvoked or respondWith,
-   * whichever comes first.
+   * listener on the form or by the first read of agentInvoked or
+   * respondWith, whichever comes first.
    * @param {Event} e
    * @returns {Call|null}
    */
@@ -382,7 +385,6 @@ export const start = ({ prepare, submit, veil }) => {
     if (!call.dispatching) setTimeout(answer, 0, call);
     return call;
   };
-  addEventListener('submit', claim, true);
 
   const proto = SubmitEvent.prototype;
   const nativeAgent = Object.getOwnPropertyDescriptor(proto, 'agentInvoked')?.get;
