@@ -520,6 +520,18 @@ var snippetChecks = map[string]snippetCheck{
 		return view
 	},
 
+	// docs/page-api.md: a <form toolname> that declares toolsensitive and
+	// a tooloutputschema; its answer holds the key, which no agent gets.
+	"form-tool": func(t *testing.T, p *snippetPage) string {
+		p.waitTool("generate_api_key")
+		view := p.execute("generate_api_key", `{"name":"ci"}`).String(t)
+		assertWithheld(t, view, snippetSecret, "generate_api_key")
+		for _, s := range []string{"key_7Hq2", "ci"} {
+			assert.True(t, corpus.Present(view, s), "%q is not in the agent view %s", s, view)
+		}
+		return ""
+	},
+
 	// docs/page-api.md: with data-veil-redeem-path, a reference outside
 	// the path is invalid, never held, and the page hears why.
 	"redeem-path": func(t *testing.T, p *snippetPage) string {

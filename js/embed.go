@@ -1,8 +1,10 @@
 // Package js holds Veil's browser scripts: webmcp.js, the one script a page
 // includes; worker.js, which runs the engine off the main thread, or starts
 // it on the main thread where no Worker can run; veil-secrets.js, the
-// <veil-secrets> element with which the user reveals what was withheld; veil-confirm.js, the dialog in which the user allows
-// or declines a risky call; and webmcp.d.ts, their TypeScript types. They are plain modern JavaScript
+// <veil-secrets> element with which the user reveals what was withheld;
+// veil-confirm.js, the dialog in which the user allows or declines a risky
+// call; veil-forms.js, which makes a <form toolname> a tool; and
+// webmcp.d.ts, their TypeScript types. They are plain modern JavaScript
 // with no build step; [github.com/veilmcp/veil/js/build] writes them, with
 // the engine, into a directory a server can serve.
 package js
@@ -11,5 +13,5 @@ import "embed"
 
 // Files holds the scripts and their type declarations, at the root.
 //
-//go:embed webmcp.js worker.js veil-secrets.js veil-confirm.js webmcp.d.ts
+//go:embed webmcp.js worker.js veil-secrets.js veil-confirm.js veil-forms.js webmcp.d.ts
 var Files embed.FS

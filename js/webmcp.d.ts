@@ -391,6 +391,26 @@ declare global {
     readonly modelContextTesting: ModelContextTesting;
   }
 
+  /**
+   * A <form toolname> is a tool (veil-forms.js): its submit event, when an
+   * agent's call fills the form and it is submitted (by toolautosubmit or
+   * by the user while the call waits), says so. Defined once the first
+   * such form has been seen.
+   */
+  interface SubmitEvent {
+    /** This submission answers an agent's call of the form's tool. */
+    readonly agentInvoked: boolean;
+    /**
+     * Answers the agent's call with what response resolves with, in place
+     * of the form's own submission: call preventDefault() first, while the
+     * event is dispatched. The value is the tool's output, as execute's
+     * would be (the engine decides what the agent gets). InvalidStateError
+     * when agentInvoked is false, the event is over, or it was not
+     * cancelled.
+     */
+    respondWith(response: any): void;
+  }
+
   /** One of Veil's held values or secret references, never the value. */
   interface VeilItem {
     /** Opaque; names the item to veil.reveal and veil.forget. */
@@ -467,13 +487,19 @@ declare global {
     /** A result carried _meta keys under dev.veil/, which only the runtime writes; they were removed. */
     reserved: CustomEvent<{ readonly tool: string; readonly count: number }>;
     /**
-     * A tool that would run around the engine was taken out of agents'
-     * reach: a <form toolname> (its tool attributes are kept as
-     * data-veil-*), or a tool in the browser's own registry that is not
-     * Veil's mirror. name is the tool's name, as the form or the tool
-     * chose it.
+     * A tool in the browser's own registry that is not Veil's mirror, and
+     * would run around the engine, was taken out of agents' reach. name is
+     * the tool's name, as the tool chose it.
      */
-    foreigntool: CustomEvent<{ readonly kind: 'form' | 'native'; readonly name: string }>;
+    foreigntool: CustomEvent<{ readonly kind: 'native'; readonly name: string }>;
+    /**
+     * A <form toolname>'s tool was not registered: the engine refused it
+     * (a name taken or not valid, an empty description, a tooloutputschema
+     * that is no valid schema: the errors registerTool rejects with), or
+     * its tooloutputschema is not JSON (TypeError). Nothing of it is
+     * registered; it is tried again when the form changes.
+     */
+    formtoolerror: CustomEvent<{ readonly form: HTMLFormElement; readonly name: string; readonly error: Error }>;
     /** A call was decided, or the user answered: its log entry. */
     decision: CustomEvent<VeilDecision>;
     /** The session's trust state changed: the new veil.trust. */

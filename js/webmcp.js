@@ -1192,44 +1192,54 @@
   // The native registry must hold Veil's mirrors and nothing else: a tool
   // there that is not a mirror runs around the engine, with no decision,
   // no withholding and a description the model takes for the page's. A
-  // <form toolname> is one (the browser registers it), and untrusted HTML
-  // the page renders can plant it. So Veil takes the tool attributes off
-  // every such form, in the document and in every shadow root, before the
-  // browser registers it, keeping them as data-veil-* attributes; and it
-  // removes any other tool it finds in the native registry. The page hears
-  // of each (a "foreigntool" event); the console only that it happened,
-  // since an agent reads the console and a planted form chooses its name.
+  // <form toolname> would be one (the browser registers it), so Veil moves
+  // the attribute to data-veil-toolname on every such form, in the document
+  // and in every shadow root, before the browser registers it, and makes
+  // the form a tool of its own, run through the engine (veil-forms.js,
+  // loaded the first time a form has a toolname). Any other tool it finds
+  // in the native registry it removes, and the page hears of each (a
+  // "foreigntool" event); the console only that it happened, since an
+  // agent reads the console and such a tool chooses its name.
 
-  const FORM_ATTRIBUTES = ['toolname', 'tooldescription', 'toolautosubmit', 'toolparamdescription', 'toolparamtitle'];
-  const foreign = (kind, name) => {
-    console.warn(`veil: a ${kind === 'form' ? 'declarative tool (a form with a toolname)' : 'native tool that is not the runtime\'s'} was taken out of the agent's reach; see the foreigntool event`);
-    // A task later: the namespace may not exist yet during the first scan.
-    setTimeout(() => ns.dispatchEvent(new CustomEvent('foreigntool', { detail: { kind, name } })));
+  const foreign = (name) => {
+    console.warn("veil: a native tool that is not the runtime's was taken out of the agent's reach; see the foreigntool event");
+    setTimeout(() => ns.dispatchEvent(new CustomEvent('foreigntool', { detail: { kind: 'native', name } })));
   };
-  /** neutralize takes the tool attributes off a form and its controls. */
-  const neutralize = (form) => {
+  /** @type {{seen: (form: Element) => void, removed: () => void} | null} */
+  let formTools = null;
+  /** @type {Promise<void> | null} */
+  let loadingForms = null;
+  /** declare takes a form's toolname out of the browser's reach and hands the form to veil-forms.js. */
+  const declare = (form) => {
     const name = form.getAttribute('toolname');
-    for (const el of [form, ...form.querySelectorAll('[toolparamdescription],[toolparamtitle]')])
-      for (const a of FORM_ATTRIBUTES)
-        if (el.hasAttribute(a)) {
-          el.setAttribute(`data-veil-${a}`, el.getAttribute(a));
-          el.removeAttribute(a);
-        }
-    foreign('form', name);
+    if (name !== null) {
+      form.setAttribute('data-veil-toolname', name);
+      form.removeAttribute('toolname');
+    }
+    loadingForms ??= import(here('veil-forms.js')).then(
+      (m) => void (formTools = m.start({ prepare, submit, veil: ns })),
+      (e) => console.warn('veil: veil-forms.js did not load, so no form is a tool', e),
+    );
+    loadingForms.then(() => formTools?.seen(form));
   };
-  const scan = (root) => root.querySelectorAll?.('form[toolname]').forEach(neutralize);
+  const FORM_TOOL = 'form[toolname],form[data-veil-toolname]';
+  const scan = (root) => root.querySelectorAll?.(FORM_TOOL).forEach(declare);
   const observer = new MutationObserver((records) => {
+    let removed = false;
     for (const r of records) {
       if (r.type === 'attributes') {
-        if (r.target.localName === 'form' && r.target.hasAttribute('toolname')) neutralize(r.target);
+        if (r.target.localName === 'form' && r.target.hasAttribute('toolname')) declare(r.target);
         continue;
       }
+      removed ||= r.removedNodes.length > 0;
       for (const n of r.addedNodes) {
         if (n.nodeType !== 1) continue;
-        if (n.localName === 'form' && n.hasAttribute('toolname')) neutralize(n);
+        if (n.matches(FORM_TOOL)) declare(n);
         scan(n);
       }
     }
+    // A form tool that left the document is unregistered.
+    if (removed) formTools?.removed();
   });
   const watch = (root) => {
     observer.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname'] });
@@ -1257,7 +1267,7 @@
         try {
           native.unregisterTool?.(t.name);
         } catch {}
-        foreign('native', str(t?.name));
+        foreign(str(t?.name));
       }
     };
     native.addEventListener?.('toolchange', sweep);

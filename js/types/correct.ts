@@ -308,7 +308,15 @@ veil.addEventListener('trustchange', ({ detail }) => console.log(detail.version,
 veil.addEventListener('malicious', ({ detail: { tool, call } }) => console.warn('flagged', tool, call));
 veil.addEventListener('callchange', () => console.log(veil.calls.length));
 veil.addEventListener('reserved', ({ detail }) => console.warn(detail.tool, detail.count));
-veil.addEventListener('foreigntool', ({ detail }) => console.warn(detail.kind === 'form' ? 'a form' : 'a native tool', detail.name));
+veil.addEventListener('foreigntool', ({ detail }) => console.warn(detail.kind, detail.name));
+veil.addEventListener('formtoolerror', ({ detail }) => console.warn(detail.form.id, detail.name, detail.error.name));
+
+// A declarative tool answers its agent with respondWith.
+document.querySelector('form')?.addEventListener('submit', (e) => {
+  if (!e.agentInvoked) return;
+  e.preventDefault();
+  e.respondWith(fetch('/api/search').then((r) => r.json()));
+});
 veil.addEventListener('invalidreference', ({ detail }) => console.warn(detail.tool, detail.reasons.join('; ')));
 veil.addEventListener('forgotten', function (e) {
   console.log(this === veil, e.detail.handle);

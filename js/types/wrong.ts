@@ -354,5 +354,15 @@ if (item.kind === 'secret') console.log(item);
 // @ts-expect-error veil.items takes a call's id, not a tool's definition
 await veil.items(tool);
 
+document.querySelector('form')?.addEventListener('submit', (e) => {
+  // @ts-expect-error agentInvoked is read-only: the runtime says whose submission it is
+  e.agentInvoked = true;
+  // @ts-expect-error respondWith takes the response (a Promise, or a value)
+  e.respondWith();
+});
+
+// @ts-expect-error a foreign tool is a native one: forms are tools now
+veil.addEventListener('foreigntool', ({ detail }) => detail.kind === 'form');
+
 void signal;
 void left;
