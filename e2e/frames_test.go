@@ -245,11 +245,11 @@ const toolchanges = `return e2e.events.filter((e) => e === "toolchange").length`
 
 // TestFramesHidden: a frame that may not see a tool learns nothing of it,
 // neither from getTools nor from a toolchange: a cross-origin frame the
-// tool is not exposed to, one whose iframe does not allow "tools", and,
-// in Chromium as shipped (which does not know the "tools" policy), every
+// tool is not exposed to and, in Chromium as shipped (which does not know the "tools" policy), every
 // cross-origin frame. Messages between two windows keep their order, so a
 // toolchange the other frame was sent would have fired before the next
-// command the test sends it.
+// command the test sends it. (A frame whose iframe does not allow "tools"
+// cannot use the API at all: TestFramesNotAllowed.)
 func TestFramesHidden(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -260,7 +260,6 @@ func TestFramesHidden(t *testing.T) {
 		exposed string
 	}{
 		{"exposed to another origin", runLayered, "tools *", "other"},
-		{"no permissions policy", runLayered, "", "peer"},
 		{"policy unknown to the browser", runWorker, "tools *", "peer"},
 		{"policy unknown to the browser, main thread", runMain, "tools *", "peer"},
 	}

@@ -1020,10 +1020,15 @@
   /**
    * activeOnly throws unless mc is this document's ModelContext: a document
    * made by script (createHTMLDocument, DOMParser) has one of its own that
-   * no agent reaches, so nothing can be registered or run through it.
+   * no agent reaches, so nothing can be registered or run through it. It
+   * also throws where the permissions policy forbids WebMCP.
    */
   const activeOnly = (mc) => {
     if (mc !== context) throw new DOMException('the ModelContext is not of the active document', 'InvalidStateError');
+    // Where the browser knows the "tools" permissions policy and it does
+    // not allow this document (a cross-origin frame not allowed by its
+    // iframe), the API is off, as in Chromium.
+    if (policyKnown && !allowed) throw new DOMException('the "tools" permissions policy does not allow WebMCP in this document', 'NotAllowedError');
   };
 
   class ModelContext extends EventTarget {
