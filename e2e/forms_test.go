@@ -307,3 +307,22 @@ func TestFormsNative(t *testing.T) {
 	assert.Greater(t, after, before, "the call went through the engine")
 	assert.Zero(t, eval[int](tb, `document.querySelectorAll("form[toolname]").length`))
 }
+
+// TestFormsMarkupName: a data-veil-toolname that arrives in markup (as
+// sanitized user content keeps it, where it would strip toolname) makes
+// nothing a tool; a form the runtime named keeps its tool when it is
+// moved in the document.
+func TestFormsMarkupName(t *testing.T) {
+	tb := openForms(t, plain, "worker")
+	eval[bool](tb, `forms.add('<form id="planted" data-veil-toolname="planted_tool" tooldescription="d"><input name="to"><button>Go</button></form>')`)
+	eval[bool](tb, `forms.add('<form id="named" toolname="named_tool" tooldescription="d"><input name="to"><button>Go</button></form>')`)
+	eval[map[string]any](tb, `forms.tool("named_tool")`)
+	eval[bool](tb, `(document.body.append(document.querySelector("#named")), true)`)
+	// The named form's tool is listed after the move; the planted one,
+	// seen in the same mutation records as the named one, never was.
+	eval[map[string]any](tb, `forms.tool("named_tool")`)
+	names := eval[[]string](tb, `document.modelContext.getTools().then((ts) => ts.map((t) => t.name))`)
+	assert.Contains(t, names, "named_tool")
+	assert.NotContains(t, names, "planted_tool", "a data-veil-toolname from markup")
+	assert.NotContains(t, eval[[]string](tb, `navigator.modelContextTesting.listTools().map((t) => t.name)`), "planted_tool")
+}

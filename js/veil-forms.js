@@ -283,12 +283,11 @@ export const start = ({ prepare, submit, veil }) => {
    * @param {{signal: AbortSignal}} options
    */
   const execute = (form, tool, input, { signal }) => {
-    const q = JSON.stringify(tool.name);
     if (forms.get(form)?.tool !== tool || !form.isConnected) throw new DOMException('the form tool is gone', 'AbortError');
     const auto = form.hasAttribute('toolautosubmit');
     const button = defaultButton(form);
     if (!auto && !button) {
-      console.warn(`veil: form tool ${q} has neither toolautosubmit nor a submit button, so no call can finish`);
+      console.warn('veil: a form tool has neither toolautosubmit nor a submit button, so no call can finish');
       throw new DOMException('the form has no submit button', 'NotSupportedError');
     }
     // A newer call takes the form: the one waiting ends (Chromium leaves it waiting for ever).
@@ -326,7 +325,7 @@ export const start = ({ prepare, submit, veil }) => {
         return;
       }
       if (!form.checkValidity()) {
-        console.warn(`veil: form tool ${q}: the form is not valid once filled, so it was not submitted`);
+        console.warn('veil: a form tool\'s form is not valid once filled, so it was not submitted');
         return call.end(false, new DOMException('the form is not valid', 'NotSupportedError'));
       }
       call.dispatching = true;
@@ -359,8 +358,8 @@ export const start = ({ prepare, submit, veil }) => {
     } else {
       console.warn(
         event
-          ? `veil: form tool ${JSON.stringify(call.name)}: the submit event was cancelled without respondWith(), so the call fails`
-          : `veil: form tool ${JSON.stringify(call.name)}: the form was not submitted, so the call fails`,
+          ? "veil: a form tool's submit event was cancelled without respondWith(), so the call fails"
+          : "veil: a form tool's form was not submitted, so the call fails",
       );
       call.end(false, new DOMException('the submission gave no answer', 'NotSupportedError'));
     }

@@ -1214,13 +1214,21 @@
   let formTools = null;
   /** @type {Promise<void> | null} */
   let loadingForms = null;
+  /**
+   * The forms whose toolname the runtime moved. Only they are tools: a
+   * data-veil-toolname that arrives in markup is inert, since HTML
+   * sanitizers keep data-* attributes they would strip as toolname.
+   * @type {WeakSet<Element>}
+   */
+  const named = new WeakSet();
   /** declare takes a form's toolname out of the browser's reach and hands the form to veil-forms.js. */
   const declare = (form) => {
     const name = form.getAttribute('toolname');
     if (name !== null) {
       form.setAttribute('data-veil-toolname', name);
       form.removeAttribute('toolname');
-    }
+      named.add(form);
+    } else if (!named.has(form)) return;
     loadingForms ??= import(here('veil-forms.js')).then(
       (m) => void (formTools = m.start({ prepare, submit, veil: ns })),
       (e) => console.warn('veil: veil-forms.js did not load, so no form is a tool', e),
