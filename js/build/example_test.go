@@ -14,6 +14,5 @@ func ExampleDist() {
 	}
 	// dist now holds webmcp.js, worker.js, wasm_exec.js, veil.wasm,
 	// veil-secrets.js, veil-confirm.js, veil-mcp.js and webmcp.d.ts, each
-	// with .gz and
-	// .br beside it.
+	// with .gz and .br beside it.
 }
