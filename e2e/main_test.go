@@ -150,6 +150,8 @@ func newMux() (*http.ServeMux, error) {
 	mux.Handle("/conformance.html", handleConformance(src))
 	mux.HandleFunc("/bench.html", handleBench)
 	mux.HandleFunc("/floor/", handleFloor)
+	mux.HandleFunc("/mcp/page.html", handleMCPPage)
+	mux.HandleFunc("/mcp/client.bundle.js", handleMCPBundle)
 	if targetDir != "" {
 		mux.Handle("/target/", http.StripPrefix("/target/", http.FileServer(http.Dir(targetDir))))
 	}

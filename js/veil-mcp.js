@@ -74,11 +74,16 @@ export const parseOrigins = (text) => {
   return origins;
 };
 
+/** The content block types of MCP; a client refuses a result with any other. */
+const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource_link', 'resource']);
+
 /**
  * toCallToolResult turns an agent view into an MCP CallToolResult. A view
- * that is one (the engine's, or a tool's own) is it, as it is; any other
- * view is one text item with the view's exact text, plus the parsed object
- * as structuredContent when the tool declares an outputSchema.
+ * that is one (the engine's, or a tool's own) is it, except that a content
+ * item MCP has no type for (a reduced secret_reference) becomes a text item
+ * holding that item's JSON; any other view is one text item with the view's
+ * exact text, plus the parsed object as structuredContent when the tool
+ * declares an outputSchema. Nothing is added that the view does not hold.
  * @param {string} view
  * @param {any} tool
  */
@@ -87,7 +92,10 @@ export const toCallToolResult = (view, tool) => {
   try {
     v = JSON.parse(view);
   } catch {}
-  if (isPlainObject(v) && Array.isArray(v.content)) return v;
+  if (isPlainObject(v) && Array.isArray(v.content)) {
+    v.content = v.content.map((item) => (isPlainObject(item) && CONTENT_TYPES.has(item.type) ? item : { type: 'text', text: JSON.stringify(item) }));
+    return v;
+  }
   /** @type {{content: any[], structuredContent?: any}} */
   const r = { content: view === '' ? [] : [{ type: 'text', text: view }] };
   if (tool.outputSchema && isPlainObject(v)) r.structuredContent = v;
@@ -225,9 +233,9 @@ export const start = ({ transport, origins, tools, run, ontoolchange }) => {
   ontoolchange(() => {
     if (client) post(client, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   });
-  // A client that started first learns the server is up. Posted to each
-  // allowed origin: the browser delivers it only where the window's origin
-  // is that origin.
-  allowed.forEach((origin) => post(origin, SERVER_READY));
+  // A client that started first learns the server is up. The tab
+  // transport's clients are this window's scripts: only this window's
+  // origin can be theirs (a message posted to another is refused, loudly).
+  if (allowed.has(location.origin)) post(location.origin, SERVER_READY);
   return true;
 };
