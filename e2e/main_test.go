@@ -154,6 +154,8 @@ func newMux() (*http.ServeMux, error) {
 	mux.HandleFunc("/floor/", handleFloor)
 	mux.HandleFunc("/mcp/page.html", handleMCPPage)
 	mux.HandleFunc("/mcp/client.bundle.js", handleMCPBundle)
+	mux.HandleFunc("/mcp/global.html", handleMCPGlobal)
+	mux.HandleFunc("/mcp/global.iife.js", handleMCPGlobal)
 	if targetDir != "" {
 		mux.Handle("/target/", http.StripPrefix("/target/", http.FileServer(http.Dir(targetDir))))
 	}

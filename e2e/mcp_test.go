@@ -87,8 +87,8 @@ var mcpPage = template.Must(template.New("mcp").Parse(`<!doctype html>
 <meta charset="utf-8">
 <title>mcp: the tab transport</title>
 <link rel="icon" href="data:,">
-<script src="/mcp/traffic.js"></script>
-<script src="/harness.js"></script>
+{{if not .Bench}}<script src="/mcp/traffic.js"></script>
+<script src="/harness.js"></script>{{end}}
 <script src="/dist/webmcp.js" data-veil-mode="{{.Mode}}" data-veil-mcp="tab"{{if .HasOrigins}} data-veil-mcp-origins="{{.Origins}}"{{end}}></script>
 <script src="/mcp/client.bundle.js"></script>
 </head>
@@ -101,12 +101,12 @@ var mcpPage = template.Must(template.New("mcp").Parse(`<!doctype html>
 
 // handleMCPPage serves a page with the runtime serving MCP: ?mode= the
 // engine's mode, ?origins= the allowed origins (left out without it),
-// ?frame= a frame to load.
+// ?frame= a frame to load, ?bench without the test's recorder and harness.
 func handleMCPPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	err := mcpPage.Execute(w, map[string]any{
-		"Mode": q.Get("mode"), "Origins": q.Get("origins"), "HasOrigins": q.Has("origins"), "Frame": q.Get("frame"),
+		"Mode": q.Get("mode"), "Origins": q.Get("origins"), "HasOrigins": q.Has("origins"), "Frame": q.Get("frame"), "Bench": q.Has("bench"),
 	})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
