@@ -49,7 +49,8 @@ test-wasm:
 test-types: node_modules/.package-lock.json
 	$(TSC)
 
-# npm ci installs the pinned TypeScript; npm itself comes from apt-get.
+# npm ci installs what package.json pins: TypeScript, and esbuild with the MCP
+# client packages the e2e tests bundle; npm itself comes from apt-get.
 node_modules/.package-lock.json: package.json package-lock.json
 	@command -v npm >/dev/null 2>&1 || { echo "installing: npm"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq npm; }
@@ -57,9 +58,10 @@ node_modules/.package-lock.json: package.json package-lock.json
 
 ## bench: Go benchmarks, then three runs of the browser benchmark against
 ## Chromium's own WebMCP, with each budget's range over the runs (docs/benchmarks.md)
-bench: deps
+bench: deps node_modules/.package-lock.json
 	$(GO) test -run='^$$' -bench=. -benchmem $$($(GO) list ./... | grep -v /e2e)
 	$(GO) test ./e2e -run='^$$' -bench=BenchmarkBrowser -benchtime=3x -timeout=30m
+	$(GO) test ./e2e -run='^$$' -bench=BenchmarkMCPTab -benchtime=1x -count=3
 
 ## fuzz: run each engine fuzz target for FUZZTIME (not part of `make test`)
 FUZZTIME ?= 10m

@@ -14,6 +14,8 @@
 //	VEIL_SKIP_BROWSER  set to 1 to skip the suite when no browser is found;
 //	                   without it a missing browser fails the suite
 //	VEIL_HEADFUL       set to 1 to watch the browsers in windows
+//	VEIL_SKIP_NPM      set to 1 to skip the tests that need the npm
+//	                   packages (the MCP client, npm pack)
 //	VEIL_CONFORMANCE_TARGET
 //	                   another implementation's script (a URL or a file)
 //	                   to run the data cases against; see
@@ -151,6 +153,10 @@ func newMux() (*http.ServeMux, error) {
 	mux.HandleFunc("/bench.html", handleBench)
 	mux.HandleFunc("/frames.html", handleFrames)
 	mux.HandleFunc("/floor/", handleFloor)
+	mux.HandleFunc("/mcp/page.html", handleMCPPage)
+	mux.HandleFunc("/mcp/client.bundle.js", handleMCPBundle)
+	mux.HandleFunc("/mcp/global.html", handleMCPGlobal)
+	mux.HandleFunc("/mcp/global.iife.js", handleMCPGlobal)
 	if targetDir != "" {
 		mux.Handle("/target/", http.StripPrefix("/target/", http.FileServer(http.Dir(targetDir))))
 	}

@@ -499,6 +499,32 @@ type snippetCheck func(t *testing.T, p *snippetPage) (view string)
 // snippetChecks are the checks of the documents' html and js blocks, by the
 // name their check= attribute gives.
 var snippetChecks = map[string]snippetCheck{
+	// README.md: the page that swapped @mcp-b/global for the runtime
+	// serves MCP (its module loads, its origins are valid) and keeps its
+	// tool, whose secret no agent gets. TestMCPTab drives the server with
+	// the real client.
+	// docs/mcp-b.md: the script tag with the MCP server on starts it.
+	"mcp-tab": func(t *testing.T, p *snippetPage) string {
+		p.poll(`performance.getEntriesByType("resource").some((e) => new URL(e.name).pathname === "/veil/veil-mcp.js")`)
+		p.flushConsole()
+		for _, m := range p.consoleTexts() {
+			assert.NotContains(t, m, "MCP server", "the console")
+		}
+		return ""
+	},
+
+	"mcp-migration": func(t *testing.T, p *snippetPage) string {
+		p.poll(`performance.getEntriesByType("resource").some((e) => new URL(e.name).pathname === "/veil/veil-mcp.js")`)
+		p.waitTool("generate_api_key")
+		view := p.execute("generate_api_key", `{"name":"ci"}`).String(t)
+		assertWithheld(t, view, snippetSecret, "generate_api_key")
+		p.flushConsole()
+		for _, m := range p.consoleTexts() {
+			assert.NotContains(t, m, "MCP server", "the console")
+		}
+		return view
+	},
+
 	// README.md: the page registers generate_api_key, whose backend
 	// returns the secret; no agent path gets it.
 	"example": func(t *testing.T, p *snippetPage) string {

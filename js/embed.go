@@ -13,5 +13,5 @@ import "embed"
 
 // Files holds the scripts and their type declarations, at the root.
 //
-//go:embed webmcp.js worker.js veil-secrets.js veil-confirm.js veil-forms.js webmcp.d.ts
+//go:embed webmcp.js worker.js veil-secrets.js veil-confirm.js veil-forms.js veil-mcp.js webmcp.d.ts
 var Files embed.FS

@@ -11,7 +11,9 @@
 // data-veil-mode="worker" or "main" on the script tag forces one mode;
 // data-veil-hold-ttl="600" sets how many seconds withheld values are kept
 // for the user (10 minutes by default); data-veil-redeem-path="/redeem/"
-// makes every secret_reference's redeemUrl start with that path.
+// makes every secret_reference's redeemUrl start with that path;
+// data-veil-mcp="tab" with data-veil-mcp-origins="https://app.example"
+// serves MCP to clients of the tab transport (veil-mcp.js).
 /// <reference path="./webmcp.d.ts" />
 'use strict';
 (() => {
@@ -1490,6 +1492,26 @@
   }
   const ns = new Veil();
   Object.defineProperty(globalThis, 'veil', { value: ns, configurable: true });
+
+  // ---- MCP over the tab transport (data-veil-mcp) --------------------------
+  //
+  // veil-mcp.js gets only these: the registry's definitions, run (the one
+  // way out) and toolchange. It checks the allowed origins itself.
+  if (script?.dataset.veilMcp !== undefined)
+    import(here('veil-mcp.js'))
+      .then((m) =>
+        m.start({
+          transport: script.dataset.veilMcp,
+          origins: script.dataset.veilMcpOrigins ?? '',
+          tools: async () => {
+            await Promise.all([...registrations.values()].map((e) => e.settled));
+            return live().map((e) => structuredClone(e.def));
+          },
+          run: (name, input, signal) => run(name, input, signal),
+          ontoolchange: (listener) => context.addEventListener('toolchange', listener),
+        }),
+      )
+      .catch((e) => console.error('veil: the MCP server could not start', e));
 
   // <veil-secrets>, the ready-made tray, loads from beside this script when
   // the document uses it and nothing defined it yet.

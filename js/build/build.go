@@ -2,9 +2,9 @@
 // and a page includes webmcp.js from.
 //
 // [Dist] writes webmcp.js, worker.js, veil-secrets.js, veil-confirm.js,
-// veil-forms.js, webmcp.d.ts, veil.wasm (the engine, built for GOOS=js
-// GOARCH=wasm) and wasm_exec.js from the same Go toolchain, each with
-// precompressed .gz and .br files beside it.
+// veil-forms.js, veil-mcp.js, webmcp.d.ts, veil.wasm (the engine, built for
+// GOOS=js GOARCH=wasm) and wasm_exec.js from the same Go toolchain, each
+// with precompressed .gz and .br files beside it.
 package build
 
 import (
@@ -31,7 +31,7 @@ const modulePath = "github.com/veilmcp/veil"
 
 // Files lists what Dist writes, before compression, in the order a page
 // loads them.
-var Files = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil.wasm", "veil-secrets.js", "veil-confirm.js", "veil-forms.js", "webmcp.d.ts"}
+var Files = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil.wasm", "veil-secrets.js", "veil-confirm.js", "veil-forms.js", "veil-mcp.js", "webmcp.d.ts"}
 
 // wasmGCFlags keep the compiler from inlining in the packages that run
 // at registration, to word an error or once per call, never per value of
