@@ -3,7 +3,8 @@
 // it on the main thread where no Worker can run; veil-secrets.js, the
 // <veil-secrets> element with which the user reveals what was withheld;
 // veil-confirm.js, the dialog in which the user allows or declines a risky
-// call; veil-forms.js, which makes a <form toolname> a tool; and
+// call; veil-forms.js, which makes a <form toolname> a tool; veil-mcp.js,
+// the MCP server agents reach over the tab transport; and
 // webmcp.d.ts, their TypeScript types. They are plain modern JavaScript
 // with no build step; [github.com/veilmcp/veil/js/build] writes them, with
 // the engine, into a directory a server can serve.
