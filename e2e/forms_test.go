@@ -27,11 +27,7 @@ var pagePaths = []string{"document.modelContext.executeTool", "navigator.modelCo
 func openForms(t *testing.T, b *browser, mode string) *tab {
 	t.Helper()
 	tb := openTab(t, b)
-	page := "forms/forms.html"
-	if mode == "main" {
-		page = "forms/forms-main.html"
-	}
-	tb.navigate(page)
+	tb.navigate("forms/forms.html?mode=" + mode)
 	require.Equal(t, mode, eval[string](tb, `veil.ready.then(() => veil.mode)`))
 	for _, name := range []string{"book_table", "contact_us", "make_api_key"} {
 		eval[map[string]any](tb, `forms.tool(`+js(name)+`)`)

@@ -7,6 +7,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// inEachMode runs test on a page with the runtime (smoke-*.html), once with
+// the engine in a Worker and once on the main thread.
+func inEachMode(t *testing.T, test func(t *testing.T, tb *tab)) {
+	for _, mode := range engineModes {
+		t.Run(mode, func(t *testing.T) {
+			tb := openTab(t, plain)
+			tb.navigate("smoke-" + mode + ".html")
+			test(t, tb)
+		})
+	}
+}
+
 // These tests hold the parts of a call's life that testdata/spec cannot
 // compare with Chromium's own WebMCP: what no agent of Chromium's reaches
 // (a document made by script) and what Chromium has no notion of (a
@@ -17,11 +29,8 @@ import (
 // be registered or run through it. (Chromium 156 stops answering when a
 // page reads modelContext of such a document, so this is not a spec case.)
 func TestScriptMadeDocument(t *testing.T) {
-	for _, mode := range []string{"worker", "main"} {
-		t.Run(mode, func(t *testing.T) {
-			tb := openTab(t, plain)
-			tb.navigate("smoke-" + mode + ".html")
-			got := eval[map[string]any](tb, `(async () => {
+	inEachMode(t, func(t *testing.T, tb *tab) {
+		got := eval[map[string]any](tb, `(async () => {
 				const made = document.implementation.createHTMLDocument("");
 				const parsed = new DOMParser().parseFromString("<p>x</p>", "text/html");
 				const mc = made.modelContext;
@@ -41,14 +50,13 @@ func TestScriptMadeDocument(t *testing.T) {
 					navigatorSame: navigator.modelContext === document.modelContext,
 				};
 			})()`)
-			assert.Equal(t, map[string]any{
-				"isContext": true, "notThePages": true, "sameObject": true, "perDocument": true,
-				"register": "InvalidStateError", "getTools": "InvalidStateError", "execute": "InvalidStateError",
-				"unregister": "InvalidStateError", "provide": "InvalidStateError", "clear": "InvalidStateError",
-				"listed": []any{"greet"}, "navigatorSame": true,
-			}, got)
-		})
-	}
+		assert.Equal(t, map[string]any{
+			"isContext": true, "notThePages": true, "sameObject": true, "perDocument": true,
+			"register": "InvalidStateError", "getTools": "InvalidStateError", "execute": "InvalidStateError",
+			"unregister": "InvalidStateError", "provide": "InvalidStateError", "clear": "InvalidStateError",
+			"listed": []any{"greet"}, "navigatorSame": true,
+		}, got)
+	})
 }
 
 // TestCallKeepsItsRules: a call outlives its tool's unregistration, and
@@ -56,11 +64,8 @@ func TestScriptMadeDocument(t *testing.T) {
 // for, not by those of a tool registered under the same name since.
 func TestCallKeepsItsRules(t *testing.T) {
 	const secret = "sk-live-replaced-tool-4f9a0c1e77"
-	for _, mode := range []string{"worker", "main"} {
-		t.Run(mode, func(t *testing.T) {
-			tb := openTab(t, plain)
-			tb.navigate("smoke-" + mode + ".html")
-			got := eval[map[string]any](tb, `(async () => {
+	inEachMode(t, func(t *testing.T, tb *tab) {
+		got := eval[map[string]any](tb, `(async () => {
 				const mc = document.modelContext;
 				let finish;
 				const reg = new AbortController();
@@ -77,24 +82,20 @@ func TestCallKeepsItsRules(t *testing.T) {
 				const items = await veil.items();
 				return {view, held: items.some((i) => i.tool === "kr.key"), second: await mc.executeTool(tool, {})};
 			})()`)
-			view, _ := got["view"].(string)
-			require.NotEmpty(t, view)
-			assert.NotContains(t, view, secret, "the agent view of the first call")
-			assert.Equal(t, true, got["held"], "the value is held for the user")
-			assert.Equal(t, `{"key":"plain"}`, got["second"], "a new call runs the new registration")
-		})
-	}
+		view, _ := got["view"].(string)
+		require.NotEmpty(t, view)
+		assert.NotContains(t, view, secret, "the agent view of the first call")
+		assert.Equal(t, true, got["held"], "the value is held for the user")
+		assert.Equal(t, `{"key":"plain"}`, got["second"], "a new call runs the new registration")
+	})
 }
 
 // TestAbortBeforeExecute: a call aborted before its execute started never
 // starts it, whether the abort comes right after executeTool or while the
 // page's resolve refines the input, and toolactivated never fires for it.
 func TestAbortBeforeExecute(t *testing.T) {
-	for _, mode := range []string{"worker", "main"} {
-		t.Run(mode, func(t *testing.T) {
-			tb := openTab(t, plain)
-			tb.navigate("smoke-" + mode + ".html")
-			got := eval[map[string]any](tb, `(async () => {
+	inEachMode(t, func(t *testing.T, tb *tab) {
+		got := eval[map[string]any](tb, `(async () => {
 				const mc = document.modelContext;
 				let runs = 0, activated = 0, ctl;
 				const count = (e) => e.toolName.startsWith("ab.") && activated++;
@@ -114,7 +115,6 @@ func TestAbortBeforeExecute(t *testing.T) {
 				window.removeEventListener("toolactivated", count);
 				return {results, runs, activated};
 			})()`)
-			assert.Equal(t, map[string]any{"results": []any{"stop now", "stop while resolving"}, "runs": 0.0, "activated": 0.0}, got)
-		})
-	}
+		assert.Equal(t, map[string]any{"results": []any{"stop now", "stop while resolving"}, "runs": 0.0, "activated": 0.0}, got)
+	})
 }

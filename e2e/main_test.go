@@ -30,10 +30,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -146,7 +150,7 @@ func newMux() (*http.ServeMux, error) {
 		return nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/", http.FileServer(http.Dir("testdata")))
+	mux.Handle("/", withMode(http.FileServer(http.Dir("testdata"))))
 	// As a site serves it: precompressed, with the types browsers need.
 	mux.Handle("/dist/", http.StripPrefix("/dist", serve.Handler(os.DirFS(distDir))))
 	mux.Handle("/conformance.html", handleConformance(src))
@@ -161,6 +165,27 @@ func newMux() (*http.ServeMux, error) {
 		mux.Handle("/target/", http.StripPrefix("/target/", http.FileServer(http.Dir(targetDir))))
 	}
 	return mux, nil
+}
+
+// withMode serves a fixture page with ?mode=main with its engine on the
+// main thread: the runtime's script tag gets data-veil-mode="main", so
+// that one page serves both engine modes.
+func withMode(files http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("mode") != "main" || !strings.HasSuffix(r.URL.Path, ".html") {
+			files.ServeHTTP(w, r)
+			return
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(path.Clean(r.URL.Path))))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		const tag = `<script src="/dist/webmcp.js"`
+		page := strings.Replace(strings.Replace(string(b), tag+` data-veil-mode="worker"`, tag, 1), tag, tag+` data-veil-mode="main"`, 1)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, page)
+	})
 }
 
 // browser is one running Chromium. Tabs are children of ctx.

@@ -132,11 +132,9 @@ func openRiskIn(t *testing.T, mode string, nativeWebMCP bool, tools string, buil
 		b = native
 	}
 	tb := openTab(t, b)
+	tb.navigate("risk/risk.html?mode=" + mode)
 	if mode == "main" {
-		tb.navigate("risk/risk-main.html")
 		require.Equal(t, "main", eval[string](tb, `veil.ready.then(() => veil.mode)`))
-	} else {
-		tb.navigate("risk/risk.html")
 	}
 	got := eval[settled](tb, fmt.Sprintf(`risk.settle(() => risk.load(%s, %v))`, js(tools), builtin))
 	require.True(t, got.OK, "loading the tools: %+v", got.Error)
