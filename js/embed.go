@@ -3,8 +3,9 @@
 // it on the main thread where no Worker can run; veil-secrets.js, the
 // <veil-secrets> element with which the user reveals what was withheld; veil-confirm.js, the dialog in which the user allows
 // or declines a risky call; and webmcp.d.ts, their TypeScript types. They are plain modern JavaScript
-// with no build step; [github.com/veilmcp/veil/js/build] writes them, with
-// the engine, into a directory a server can serve.
+// with no build step a page needs; [github.com/veilmcp/veil/js/build]
+// writes them, minified and with the engine, into a directory a server can
+// serve. Pages load that directory's copies, not these.
 package js
 
 import "embed"
