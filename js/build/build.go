@@ -43,7 +43,6 @@ var Files = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil.wasm", "vei
 // 1.3 MB transfer budget; a small call's cost does not move measurably.
 var wasmGCFlags = []string{
 	"-gcflags=github.com/santhosh-tekuri/...=-l",
-	"-gcflags=golang.org/x/text/...=-l",
 	"-gcflags=fmt=-l",
 	"-gcflags=net/...=-l",
 	"-gcflags=math/big=-l",
