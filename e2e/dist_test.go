@@ -3,9 +3,17 @@ package e2e
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	veiljs "github.com/veilmcp/veil/js"
 	"github.com/veilmcp/veil/js/build"
 )
 
@@ -61,4 +69,40 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return dst.Close()
+}
+
+// TestDistMinified checks that pages load the minified scripts the build
+// writes, not the sources, and that what a page can see of them by name is
+// as in the sources. Every other test of the suite runs against them too.
+func TestDistMinified(t *testing.T) {
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	require.NoError(t, err, "go env GOROOT")
+	for _, name := range build.Minified {
+		src, err := fs.ReadFile(veiljs.Files, name)
+		if name == "wasm_exec.js" {
+			src, err = os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", name))
+		}
+		require.NoError(t, err, "reading the source of %s", name)
+		got, err := os.ReadFile(filepath.Join(distDir, name))
+		require.NoError(t, err, "reading the built %s", name)
+		assert.Less(t, len(got), len(src)*2/3, "%s: got %d bytes built from %d of source, want it minified", name, len(got), len(src))
+	}
+
+	tb := openRuntime(t, plain, "worker")
+	want, err := os.ReadFile(filepath.Join(distDir, "webmcp.js"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), eval[string](tb, `fetch("/dist/webmcp.js").then(r => r.text())`), "the webmcp.js the page loads")
+
+	names := eval[map[string]string](tb, `(async () => {
+		const s = document.createElement("script");
+		s.src = "/dist/veil-secrets.js";
+		document.head.append(s);
+		return {
+			context: document.modelContext.constructor.name,
+			testing: navigator.modelContextTesting.constructor.name,
+			veil: veil.constructor.name,
+			tray: (await customElements.whenDefined("veil-secrets")).name,
+		};
+	})()`)
+	assert.Equal(t, map[string]string{"context": "ModelContext", "testing": "ModelContextTesting", "veil": "Veil", "tray": "VeilSecrets"}, names, "constructor names")
 }

@@ -4,10 +4,11 @@
 // <veil-secrets> element with which the user reveals what was withheld;
 // veil-confirm.js, the dialog in which the user allows or declines a risky
 // call; veil-forms.js, which makes a <form toolname> a tool; veil-mcp.js,
-// the MCP server agents reach over the tab transport; and
-// webmcp.d.ts, their TypeScript types. They are plain modern JavaScript
-// with no build step; [github.com/veilmcp/veil/js/build] writes them, with
-// the engine, into a directory a server can serve.
+// the MCP server agents reach over the tab transport; and webmcp.d.ts,
+// their TypeScript types. They are plain modern JavaScript with no build
+// step a page needs; [github.com/veilmcp/veil/js/build] writes them,
+// minified and with the engine, into a directory a server can serve. Pages
+// load that directory's copies, not these.
 package js
 
 import "embed"

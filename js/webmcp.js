@@ -132,15 +132,23 @@
     const pageGo = Object.getOwnPropertyDescriptor(globalThis, 'Go');
     let Go, start;
     try {
-      for (const name of ['wasm_exec.js', 'worker.js'])
-        await new Promise((resolve, reject) => {
-          const s = document.createElement('script');
-          s.src = here(name);
-          if (script?.nonce) s.nonce = script.nonce;
-          s.onload = resolve;
-          s.onerror = () => reject(new Error(`veil: cannot load ${name}`));
-          (document.head || document.documentElement).append(s);
-        });
+      // Fetched together, run in this order (async = false); both settle
+      // before the globals they set are taken and put back.
+      const loads = await Promise.allSettled(
+        ['wasm_exec.js', 'worker.js'].map(
+          (name) =>
+            new Promise((resolve, reject) => {
+              const s = document.createElement('script');
+              s.src = here(name);
+              s.async = false;
+              if (script?.nonce) s.nonce = script.nonce;
+              s.onload = resolve;
+              s.onerror = () => reject(new Error(`veil: cannot load ${name}`));
+              (document.head || document.documentElement).append(s);
+            }),
+        ),
+      );
+      for (const l of loads) if (l.status === 'rejected') throw l.reason;
       ({ Go, __veilStart: start } = globalThis);
     } finally {
       pageGo ? Object.defineProperty(globalThis, 'Go', pageGo) : delete globalThis.Go;

@@ -24,6 +24,7 @@ package main
 import (
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"syscall/js"
 	"time"
@@ -60,6 +61,28 @@ func main() {
 		case <-done:
 			return
 		}
+	}
+}
+
+// minMemoryLimit is the least memory limit fitMemory sets: below it the
+// collector keeps to gcPercent alone, and start-up and registration run
+// without collections the memory does not need.
+const minMemoryLimit = 16 << 20
+
+// mapped is the memory the Go runtime has taken from WebAssembly memory.
+var mapped = []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+
+// fitMemory sets Go's memory limit to the memory the module already
+// has, or to minMemoryLimit while it has less. WebAssembly memory only grows, so memory Go has taken is paid for
+// the life of the tab, used or not: near the limit the garbage collector
+// runs sooner rather than growing the memory, which it still does when
+// what is live needs more (the runtime bounds the collector's share of
+// the time). Called after each output, the op that holds values for the
+// user and takes the most memory, the limit follows the engine's needs.
+func fitMemory() {
+	metrics.Read(mapped)
+	if mapped[0].Value.Kind() == metrics.KindUint64 {
+		debug.SetMemoryLimit(max(int64(mapped[0].Value.Uint64()), minMemoryLimit))
 	}
 }
 
@@ -111,6 +134,9 @@ func veilCall(op, header, body string) unsafe.Pointer {
 		end()
 	}
 	answer.header, answer.body = h, b
+	if args[0] == ops.Output {
+		fitMemory()
+	}
 	answer.words = [4]uint32{address(h), uint32(len(h)), address(b), uint32(len(b))}
 	// Go's own goroutines, the garbage collector's workers first, run only
 	// when Go yields: without this they would wait for the next timer, and

@@ -4,6 +4,10 @@ package main
 
 import (
 	"encoding/json"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"unsafe"
@@ -194,4 +198,27 @@ func BenchmarkSmallCall(b *testing.B) {
 			b.Fatal(answer.header)
 		}
 	}
+}
+
+// TestFitMemory checks that the memory limit follows what the runtime has
+// taken from WebAssembly memory, up as it grows, and is never below
+// minMemoryLimit.
+func TestFitMemory(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	taken := func() int64 {
+		metrics.Read(mapped)
+		return int64(mapped[0].Value.Uint64())
+	}
+
+	fitMemory()
+	had := taken()
+	before := debug.SetMemoryLimit(-1)
+	assert.Equal(t, max(had, minMemoryLimit), before, "the limit after fitMemory")
+
+	grown := make([]byte, 2*before)
+	fitMemory()
+	after := debug.SetMemoryLimit(-1)
+	assert.Equal(t, taken(), after, "the limit after the runtime took %d bytes more", len(grown))
+	assert.GreaterOrEqual(t, after, had+int64(len(grown)), "the limit after the runtime took %d bytes more", len(grown))
+	runtime.KeepAlive(grown)
 }

@@ -4,7 +4,9 @@
 // [Dist] writes webmcp.js, worker.js, veil-secrets.js, veil-confirm.js,
 // veil-forms.js, veil-mcp.js, webmcp.d.ts, veil.wasm (the engine, built for
 // GOOS=js GOARCH=wasm) and wasm_exec.js from the same Go toolchain, each
-// with precompressed .gz and .br files beside it.
+// with precompressed .gz and .br files beside it. The scripts are minified
+// ([Minified]); the sources in package js, and webmcp.d.ts, are written as
+// they are.
 package build
 
 import (
@@ -42,7 +44,6 @@ var Files = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil.wasm", "vei
 // 1.3 MB transfer budget; a small call's cost does not move measurably.
 var wasmGCFlags = []string{
 	"-gcflags=github.com/santhosh-tekuri/...=-l",
-	"-gcflags=golang.org/x/text/...=-l",
 	"-gcflags=fmt=-l",
 	"-gcflags=net/...=-l",
 	"-gcflags=math/big=-l",
@@ -104,7 +105,7 @@ func Dist(outDir string) error {
 		if err != nil {
 			return err
 		}
-		return update(filepath.Join(out, p), b)
+		return writeScript(out, p, b)
 	})
 	if err != nil {
 		return fmt.Errorf("writing scripts: %w", err)
@@ -133,9 +134,21 @@ func copyWasmExec(goroot, out string) error {
 			last = err
 			continue
 		}
-		return update(filepath.Join(out, "wasm_exec.js"), b)
+		return writeScript(out, "wasm_exec.js", b)
 	}
 	return fmt.Errorf("finding wasm_exec.js in %s: %w", goroot, last)
+}
+
+// writeScript writes the file called name into dir, minified when it is
+// one of [Minified].
+func writeScript(dir, name string, b []byte) error {
+	if minified(name) {
+		var err error
+		if b, err = minify(name, b); err != nil {
+			return err
+		}
+	}
+	return update(filepath.Join(dir, name), b)
 }
 
 // update writes b to path unless path already holds exactly b, so that an

@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/andybalholm/brotli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/js"
 )
 
 func TestModuleRoot(t *testing.T) {
@@ -110,4 +114,72 @@ func TestUpdateKeepsUnchangedFiles(t *testing.T) {
 	require.NoError(t, update(path, []byte("b")))
 	b, _ := os.ReadFile(path)
 	assert.Equal(t, "b", string(b))
+}
+
+func TestMinify(t *testing.T) {
+	for _, name := range []string{"webmcp.js", "worker.js", "veil-secrets.js", "veil-confirm.js"} {
+		t.Run(name, func(t *testing.T) {
+			src, err := fs.ReadFile(js.Files, name)
+			require.NoError(t, err)
+			got, err := minify(name, src)
+			require.NoError(t, err, "minify(%s)", name)
+			assert.Less(t, len(got), len(src)*2/3, "minify(%s): got %d bytes of %d, want under two thirds", name, len(got), len(src))
+			header, _, _ := strings.Cut(string(src), "\n")
+			assert.NotContains(t, string(got), header, "minify(%s): the header comment is left", name)
+			if name != "veil-confirm.js" {
+				assert.True(t, strings.HasPrefix(string(got), `"use strict";`), "minify(%s): got %.40q, want the 'use strict' directive first", name, got)
+			}
+		})
+	}
+}
+
+func TestMinifyNames(t *testing.T) {
+	src := []byte("'use strict';\n(() => {\n  class ModelContext extends EventTarget {}\n  globalThis.mc = new ModelContext();\n})();\n")
+	tests := []struct {
+		name string
+		keep bool
+	}{
+		{"webmcp.js", true},
+		{"veil-secrets.js", true},
+		{"worker.js", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := minify(tt.name, src)
+			require.NoError(t, err)
+			assert.Equal(t, tt.keep, strings.Contains(string(got), `"ModelContext"`), "minify(%s) keeps the class's name: %s", tt.name, got)
+		})
+	}
+}
+
+func TestMinifyModule(t *testing.T) {
+	got, err := minify("veil-confirm.js", []byte("const longName = (x) => x + 1;\nexport const confirm = (r) => longName(r);\n"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "export const confirm=", "minify of a module keeps its export: %s", got)
+	assert.NotContains(t, string(got), "longName", "minify of a module shortens its local names: %s", got)
+}
+
+func TestMinifyKeepsCopyright(t *testing.T) {
+	src := "// Copyright 2018 The Go Authors. All rights reserved.\n// Use of this source code is governed by a BSD-style\n\n\"use strict\";\n// a comment\nglobalThis.Go = class { run() { return 1; } };\n"
+	got, err := minify("wasm_exec.js", []byte(src))
+	require.NoError(t, err)
+	assert.Equal(t, "// Copyright 2018 The Go Authors. All rights reserved.\n// Use of this source code is governed by a BSD-style\n\"use strict\";globalThis.Go=class{run(){return 1}};\n", string(got))
+}
+
+func TestMinifyError(t *testing.T) {
+	_, err := minify("webmcp.js", []byte("'use strict';\nconst = 1;\n"))
+	require.Error(t, err, "minify of a script that doesn't parse")
+	assert.ErrorContains(t, err, "minifying webmcp.js")
+	assert.ErrorContains(t, err, "webmcp.js:2")
+}
+
+func TestWriteScript(t *testing.T) {
+	dir := t.TempDir()
+	src := []byte("'use strict';\n// a comment\nconst greeting = 'hi';\n")
+	require.NoError(t, writeScript(dir, "worker.js", src))
+	require.NoError(t, writeScript(dir, "webmcp.d.ts", src))
+	got, _ := os.ReadFile(filepath.Join(dir, "worker.js"))
+	assert.Equal(t, "\"use strict\";const greeting=\"hi\";\n", string(got), "worker.js, minified")
+	got, _ = os.ReadFile(filepath.Join(dir, "webmcp.d.ts"))
+	assert.Equal(t, string(src), string(got), "webmcp.d.ts, as written")
 }

@@ -12,8 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	jskind "github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/santhosh-tekuri/jsonschema/v6/message"
 
 	"github.com/veilmcp/veil/wasm/internal/jsonx"
 	"github.com/veilmcp/veil/wasm/risk"
@@ -27,7 +26,7 @@ const sensitiveKeyword = "x-sensitive"
 // fetched: the compiler has a loader that loads nothing.
 const schemaBase = "https://schema.veil.invalid/"
 
-var printer = message.NewPrinter(language.English)
+var printer = message.NewPrinter()
 
 // sensitiveExt is the compiled form of "x-sensitive": true.
 type sensitiveExt struct{}

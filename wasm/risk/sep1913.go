@@ -8,8 +8,7 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/santhosh-tekuri/jsonschema/v6/message"
 
 	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
@@ -30,7 +29,7 @@ var (
 	sepOnce   sync.Once
 	sepSchema *jsonschema.Schema
 	sepErr    error
-	printer   = message.NewPrinter(language.English)
+	printer   = message.NewPrinter()
 )
 
 // compiledSEP1913 compiles the schema once per process, on first use, so
