@@ -34,6 +34,7 @@
 h2{font-size:1em;font-weight:600;margin:0}
 .count{color:var(--m);font-variant-numeric:tabular-nums}
 .empty{color:var(--m);margin:0;padding:1em;border:1px dashed var(--b);border-radius:var(--r)}
+.lost{margin:0 0 .75em;padding:.75em 1em;border:1px solid var(--b);border-radius:var(--r);background:var(--s)}
 ol,ul{list-style:none;margin:0;padding:0}
 .call{border:1px solid var(--b);border-radius:var(--r);background:var(--s);margin:0 0 .75em;overflow:hidden}
 .call>p{display:flex;justify-content:space-between;gap:1em;margin:0;padding:.5em .8em;border-bottom:1px solid var(--b);color:var(--m);font-size:.85em}
@@ -100,6 +101,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     #empty;
     #count;
     #status;
+    #lost;
     /** @type {Map<string, any>} callId -> group */
     #groups = new Map();
     /** @type {Map<string, number>} callId -> order of arrival, for calls heard of by a held event */
@@ -126,6 +128,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       );
       this.#list = el('ol', { part: 'calls', 'aria-label': 'Withheld items, newest call first' });
       this.#status = el('p', { class: 'sr', role: 'status', part: 'status' });
+      this.#lost = el('p', { class: 'lost', part: 'lost', role: 'status', hidden: '' });
       this.#root.append(
         el(
           'section',
@@ -136,6 +139,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
             el('h2', { id: 'title', part: 'title', 'aria-level': level, tabindex: '-1' }, el('slot', { name: 'title', text: 'Withheld from the agent' })),
             this.#count,
           ),
+          this.#lost,
           this.#empty,
           this.#list,
           this.#status,
@@ -151,7 +155,9 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       }
       this.#off = new AbortController();
       const signal = this.#off.signal;
-      v.addEventListener('held', (e) => this.#sync(e.detail?.callId), { signal });
+      v.addEventListener('held', (e) => ((this.#lost.hidden = true), this.#sync(e.detail?.callId)), { signal });
+      // The engine that held the values is gone, and they with it.
+      v.addEventListener('enginelost', () => this.#engineLost(), { signal });
       v.addEventListener('forgotten', () => this.#sync(), { signal });
       // A revealed value does not stay on a screen nobody is looking at.
       document.addEventListener('visibilitychange', () => document.hidden && this.#hideAll(), { signal });
@@ -180,6 +186,16 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
           this.#syncing = null;
           if (this.#again) (this.#again = false), this.#sync();
         });
+    }
+
+    #engineLost() {
+      let n = 0;
+      for (const g of this.#groups.values()) n += g.items?.length ?? 0;
+      if (n) {
+        this.#lost.textContent = `${n === 1 ? '1 withheld value was' : `${n} withheld values were`} lost when Veil's engine stopped; ${n === 1 ? 'it' : 'they'} can no longer be revealed.`;
+        this.#lost.hidden = false;
+      }
+      this.#sync();
     }
 
     #render(items) {

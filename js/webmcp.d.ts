@@ -508,6 +508,28 @@ declare global {
     malicious: CustomEvent<{ readonly tool: string; readonly call: string }>;
     /** veil.calls changed. */
     callchange: Event;
+    /**
+     * The engine was lost: its Worker ended or failed, its Go program
+     * exited, or an op never came back. The calls it was deciding (calls)
+     * failed with OperationError, and what it held for the user is gone.
+     * When restarting, the next op starts another engine in the same
+     * mode, with the session's trust state, the policy and the live
+     * tools; an engine lost three times within a minute is not started
+     * again, and every call fails from then on.
+     */
+    enginelost: CustomEvent<VeilEngineLost>;
+  }
+
+  /** What the enginelost event tells. */
+  interface VeilEngineLost {
+    /** Where the engine ran. */
+    readonly mode: 'worker' | 'main';
+    /** What was noticed, in words. */
+    readonly reason: string;
+    /** How many calls in progress failed. */
+    readonly calls: number;
+    /** Whether the next op starts another engine. */
+    readonly restarting: boolean;
   }
 
   /**
@@ -605,8 +627,8 @@ declare global {
     readonly rule: VeilRule;
     /** How many other questions wait after this one (veil.declinePending declines them). */
     readonly waiting: number;
-    /** Aborts when the agent gives up on the call: close the question. Absent when the caller gave no signal. */
-    readonly signal?: AbortSignal;
+    /** Aborts when the agent gives up on the call, or the engine that decided it is lost: close the question. */
+    readonly signal: AbortSignal;
   }
 
   /** A call in progress. */

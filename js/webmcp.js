@@ -50,25 +50,52 @@
   };
 
   // ---- The engine connection --------------------------------------------
+  //
+  // One engine answers at a time. Should it be lost (its Worker terminated
+  // or crashed, its Go program exited, a trap, an op that never came
+  // back), every call it was deciding fails at once with the failure
+  // reply, the page hears enginelost, and the next op starts another
+  // engine, which resumes from what the page kept of the lost one: the
+  // trust state it last reported (never a clean session), the policy's
+  // settings and the live registrations. What the lost engine held for
+  // the user is gone with it.
 
-  /** @typedef {{op: string, header: string, body: string, resolve: (r: [string, string]) => void}} Request */
-  /** @type {Request[]} */
+  /** @typedef {{op: string, header: string, body: string, resolve: (r: [string, string]) => void, timedOut?: () => void}} Request */
+  /** @typedef {{send: (r: Request) => void, stop: () => void, dead?: boolean}} Engine */
+  /** @type {Request[]} Ops waiting for an engine. */
   let queue = [];
   /** @type {((r: Request) => void) | null} */
   let send = null;
   let mode = forced === 'main' ? 'main' : 'worker';
+  /** @type {Engine|null} The engine that answers now. */
+  let current = null;
+  // "starting", "up", "lost" (the next op starts another) or "down" (it
+  // could not, or the engine was lost too often: every op fails).
+  let state = 'starting';
+  /**
+   * The engine's lifetime, as the calls it decides see it: aborted when it
+   * is lost. calls counts the calls in progress.
+   */
+  let epoch = { lost: new AbortController(), calls: 0 };
+  // An engine lost more often than this within RESTART_WINDOW ms is not
+  // started again: a page whose engine keeps dying fails closed.
+  const MAX_RESTARTS = 3;
+  const RESTART_WINDOW = 60000;
+  /** @type {number[]} When the engine was last started again. */
+  let restarts = [];
+  /** The policy's settings, as the engine last reported them. */
+  let settings = null;
 
   /**
-   * call sends one op to the engine (the ops are package ops's, in Go).
-   * It resolves with the parsed reply header and the raw reply body; it
-   * never rejects. A reply that never comes (a Worker that died without a
-   * word) resolves as FAILURE after ms, so no call hangs; the engine on
-   * this thread answers at once.
+   * request sends one op through submit. It resolves with the parsed reply
+   * header and the raw reply body; it never rejects. A reply that never
+   * comes resolves as FAILURE after ms, so no call hangs.
    * @returns {Promise<[any, string]>}
    */
-  const call = (op, header = {}, body = '', ms = ENGINE_TIMEOUT) =>
+  const request = (op, header, body, ms, submit) =>
     new Promise((resolve) => {
       let timer;
+      /** @type {Request} */
       const r = {
         op,
         header: typeof header === 'string' ? header : JSON.stringify(header),
@@ -85,13 +112,35 @@
           resolve([parsed, b]);
         },
       };
-      send ? send(r) : queue.push(r);
-      if (r.resolve !== noop) timer = setTimeout(r.resolve, ms, [FAILURE, '']);
+      submit(r);
+      if (r.resolve !== noop)
+        timer = setTimeout(() => {
+          r.timedOut?.();
+          r.resolve([FAILURE, '']);
+        }, ms);
+    });
+
+  /**
+   * call sends one op to the engine (the ops are package ops's, in Go),
+   * starting another engine first if the last was lost.
+   */
+  const call = (op, header = {}, body = '', ms = ENGINE_TIMEOUT) =>
+    request(op, header, body, ms, (r) => {
+      if (send) return send(r);
+      queue.push(r);
+      if (state === 'lost') restart();
     });
 
   /** @param {Request} r */
   const failed = (r) => r.resolve([FAILURE, '']);
 
+  /**
+   * startWorker starts the engine in a Worker. Its death is noticed however
+   * it comes: an error, the worker's word that its engine ended, an op that
+   * never came back, and, for a worker terminated without a word (by the
+   * browser, out of memory), a Web Lock the worker holds for its life.
+   * @returns {Promise<Engine>}
+   */
   const startWorker = () =>
     new Promise((resolve, reject) => {
       const w = new Worker(here('worker.js'), { name: 'veil' });
@@ -99,38 +148,46 @@
       const waiting = new Map();
       let id = 0;
       let up = false;
+      const lock = `veil-engine-${crypto.randomUUID()}`;
+      /** @type {Engine} */
+      const engine = {
+        send: (r) => {
+          waiting.set(++id, r);
+          r.timedOut = () => lose(engine, 'an op did not come back');
+          w.postMessage({ id, op: r.op, header: r.header, body: r.body });
+        },
+        stop: () => {
+          w.terminate();
+          waiting.forEach(failed);
+          waiting.clear();
+        },
+      };
       w.onerror = (e) => {
         e.preventDefault();
         if (!up) return reject(new Error('veil: the worker failed to start'));
-        console.error('veil: the engine worker failed', e);
-        send = failed;
-        waiting.forEach(failed);
-        waiting.clear();
+        lose(engine, 'the worker failed');
       };
       w.onmessage = ({ data }) => {
         if (data.ready) {
           up = true;
-          return resolve((r) => {
-            waiting.set(++id, r);
-            w.postMessage({ id, op: r.op, header: r.header, body: r.body });
-          });
+          navigator.locks?.request(lock, () => lose(engine, 'the worker ended')).catch(noop);
+          return resolve(engine);
         }
         if (data.error) return reject(new Error(data.error));
+        if (data.lost) return lose(engine, data.lost);
         waiting.get(data.id)?.resolve([data.header ?? FAILURE, data.body ?? '']);
         waiting.delete(data.id);
       };
-      w.postMessage({ exec: here('wasm_exec.js'), wasm: here('veil.wasm') });
+      w.postMessage({ exec: here('wasm_exec.js'), wasm: here('veil.wasm'), lock: navigator.locks ? lock : '' });
     });
 
-  // The engine on the main thread, started by worker.js's own code.
-  const startMain = async () => {
-    const url = here('veil.wasm');
-    const response = fetch(url);
-    response.catch(noop);
+  /** @type {Promise<[any, any]>|null} Go and worker.js's start, loaded once. */
+  let mainScripts = null;
+  /** loadMain loads wasm_exec.js and worker.js into the page, once. */
+  const loadMain = async () => {
     // Script elements, not fetch and eval, so a page's CSP can allow them.
     // The page may have a Go of its own, from another toolchain: keep it.
     const pageGo = Object.getOwnPropertyDescriptor(globalThis, 'Go');
-    let Go, start;
     try {
       // Fetched together, run in this order (async = false); both settle
       // before the globals they set are taken and put back.
@@ -149,55 +206,153 @@
         ),
       );
       for (const l of loads) if (l.status === 'rejected') throw l.reason;
-      ({ Go, __veilStart: start } = globalThis);
+      return [globalThis.Go, globalThis.__veilStart];
     } finally {
       pageGo ? Object.defineProperty(globalThis, 'Go', pageGo) : delete globalThis.Go;
       delete globalThis.__veilStart;
     }
-    const fn = await start(Go, url, response);
-    return (/** @type {Request} */ r) => {
-      let reply;
-      try {
-        reply = fn(r.op, r.header, r.body);
-      } catch {
-        reply = [FAILURE, ''];
-      }
-      r.resolve(reply);
-    };
   };
 
+  /**
+   * startMain starts the engine on the main thread, with worker.js's own
+   * code. A Go program that exits, or an op that throws (a trap), loses it.
+   * @returns {Promise<Engine>}
+   */
+  const startMain = async () => {
+    const url = here('veil.wasm');
+    const response = fetch(url);
+    response.catch(noop);
+    const [Go, start] = await (mainScripts ??= loadMain());
+    let ended = false;
+    /** @type {Engine} */
+    const engine = {
+      send: (r) => {
+        let reply;
+        try {
+          if (ended) throw new Error('ended');
+          reply = fn(r.op, r.header, r.body);
+        } catch {
+          reply = [FAILURE, ''];
+          // After a trap the module's state is not to be trusted.
+          setTimeout(() => lose(engine, 'the engine stopped'));
+        }
+        r.resolve(reply);
+      },
+      stop: () => (ended = true),
+    };
+    const fn = await start(Go, url, response, () => setTimeout(() => lose(engine, 'the engine exited')));
+    return engine;
+  };
+
+  /** The first op of every engine: the page's side of its options. */
   const holdTTL = Number(script?.dataset.veilHoldTtl);
   const redeemPath = script?.dataset.veilRedeemPath;
-  const init = call('init', {
+  const initHeader = () => ({
     origin: location.origin,
     baseURL: document.baseURI,
     ...(holdTTL > 0 && { holdTTLms: holdTTL * 1000 }),
     ...(redeemPath && { redeemPath }),
   });
 
+  /** use makes e the engine that answers, and sends it what waited. */
+  const use = (e) => {
+    current = e;
+    send = e.send;
+    state = 'up';
+    queue.forEach(send);
+    queue = [];
+  };
+
+  /** goDown fails every op from now on: the engine is unavailable. */
+  const goDown = () => {
+    state = 'down';
+    send = failed;
+    queue.forEach(failed);
+    queue = [];
+  };
+
+  const init = call('init', initHeader());
   const ready = (async () => {
-    let s = null;
+    let e = null;
     if (mode === 'worker') {
       try {
-        s = await startWorker();
-      } catch (e) {
-        if (forced === 'worker') throw e;
+        e = await startWorker();
+      } catch (err) {
+        if (forced === 'worker') throw err;
         mode = 'main';
       }
     }
-    send = s || (await startMain());
-    queue.forEach(send);
-    queue = [];
+    e ||= await startMain();
+    if (e.dead) throw new Error('veil: the engine ended as it started');
+    use(e);
     const [h] = await init;
     if (h.error) throw toError(h.error);
     setTrust(h.trust);
   })();
   ready.catch((e) => {
     console.error('veil: the engine is unavailable', e);
-    send = failed;
-    queue.forEach(failed);
-    queue = [];
+    goDown();
   });
+
+  /**
+   * lose ends engine e, if it is the one that answers: its calls fail at
+   * once, the page hears enginelost, and the next op starts another.
+   * @param {Engine} e
+   * @param {string} reason  what was noticed, for the event and the console
+   */
+  const lose = (e, reason) => {
+    e.dead = true;
+    if (e !== current) return;
+    current = null;
+    send = null;
+    e.stop();
+    const lost = epoch;
+    epoch = { lost: new AbortController(), calls: 0 };
+    lost.lost.abort();
+    const now = Date.now();
+    restarts = restarts.filter((t) => now - t < RESTART_WINDOW);
+    const again = restarts.length < MAX_RESTARTS;
+    console.error(`veil: the engine was lost (${reason}); ${lost.calls} call(s) failed, and what it held for the user is gone${again ? '' : '. It is not started again'}`);
+    if (again) {
+      state = 'lost';
+      if (queue.length) restart();
+    } else goDown();
+    emit('enginelost', freeze({ mode, reason, calls: lost.calls, restarting: again }));
+  };
+
+  /**
+   * restart starts another engine in the same mode, and before any op that
+   * waited, sends it init with the trust state and settings to resume from,
+   * then every live registration, in the order they were made.
+   */
+  const restart = () => {
+    state = 'starting';
+    restarts.push(Date.now());
+    (async () => {
+      const e = await (mode === 'worker' ? startWorker() : startMain());
+      if (e.dead) throw new Error('veil: the new engine ended as it started');
+      const op = (name, header, body = '') => request(name, header, body, ENGINE_TIMEOUT, e.send);
+      const init = op('init', { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }) });
+      const entries = [...registrations.values()].filter((r) => r.live && !r.gone);
+      const again = entries.map((r) => op('register', { registration: r.registration, ...(r.refine && { resolve: true }) }, r.source));
+      use(e);
+      const [h] = await init;
+      if (h.error) throw toError(h.error);
+      (await Promise.all(again)).forEach(([h], i) => {
+        // The engine that took the tool before refuses it now: the tool
+        // is gone, rather than run by a page-side entry the engine lacks.
+        if (h.error) {
+          console.error(`veil: tool ${JSON.stringify(entries[i].name)} could not be registered again, so it is unregistered`);
+          unregister(entries[i]);
+        }
+      });
+    })().catch((err) => {
+      console.error('veil: the engine could not be started again', err);
+      current?.stop();
+      current = null;
+      goDown();
+    });
+  };
 
   // ---- Events --------------------------------------------------------------
 
@@ -272,6 +427,7 @@
    * @property {() => void} [onAbort]
    * @property {AbortController} [mirror]    the native mirror's registration
    * @property {Promise<void>} settled        once the engine has answered
+   * @property {string} source               the definition as sent, for an engine started again
    */
   /** @type {Map<number, Entry>} Registrations pending or live. */
   const registrations = new Map();
@@ -349,7 +505,7 @@
   const submit = ({ name, execute, resolve: refine, signal, exposedTo = [], def }) =>
     new Promise((resolve, reject) => {
       /** @type {Entry} */
-      const entry = { registration: ++registered, name: name ?? '', execute, refine, live: false, gone: false, signal, exposedTo };
+      const entry = { registration: ++registered, name: name ?? '', execute, refine, live: false, gone: false, signal, exposedTo, source: def };
       registrations.set(entry.registration, entry);
       let engineAnswered;
       entry.settled = new Promise((r) => (engineAnswered = r));
@@ -461,7 +617,11 @@
       waiting.delete(q);
       if (q.declined) return false;
       try {
-        return (await (conf.confirm ?? (await loadUI()).confirm)(Object.freeze({ ...request, waiting: waiting.size }))) === true;
+        // A question whose call is over (the caller gave up, the engine
+        // was lost) stops holding up the next, whether or not the
+        // handler heeds the signal.
+        const answer = (conf.confirm ?? (await loadUI()).confirm)(Object.freeze({ ...request, waiting: waiting.size }));
+        return (await Promise.race([answer, abortOf(request.signal)])) === true;
       } catch (e) {
         console.warn('veil: the confirmation failed, so the call is declined', e);
         return false;
@@ -497,8 +657,27 @@
    * @param {AbortSignal|undefined} signal
    * @returns {Promise<string>}
    */
-  const run = async (name, input, signal) => {
+  const run = (name, input, signal) => {
+    // The calls of an engine that is lost fail at once, whatever they
+    // wait for; what they still do on the page's side sends nothing.
+    const life = epoch;
+    life.calls++;
+    let onLost;
+    const lost = new Promise((_, reject) => life.lost.signal.addEventListener('abort', (onLost = () => reject(failure())), { once: true }));
+    return Promise.race([runOn(life.lost.signal, name, input, signal), lost]).finally(() => {
+      life.calls--;
+      life.lost.signal.removeEventListener('abort', onLost);
+    });
+  };
+
+  /**
+   * runOn is run for the engine whose life is lost: an AbortSignal aborted
+   * when that engine is lost.
+   */
+  const runOn = async (lost, name, input, signal) => {
     const q = JSON.stringify(name);
+    /** call, or the failure reply once the engine is lost. */
+    const op = (o, h, b, ms) => (lost.aborted ? Promise.resolve([JSON.parse(FAILURE), '']) : call(o, h, b, ms));
     // One crossing decides: the engine finds the tool, checks the input
     // and applies the policy. A tool with resolve crosses once more, with
     // what resolve made of the checked input.
@@ -521,7 +700,7 @@
         if (!entry.gone) console.warn(`veil: resolve of tool ${q} failed, so the call is blocked`);
         hd.failed = true;
       }
-      [d, refusal] = await call('resolve', hd);
+      [d, refusal] = await op('resolve', hd);
       if (d.error) throw toError(d.error);
       if (d.outcome === 'block') signal?.throwIfAborted();
     }
@@ -532,9 +711,9 @@
     if (d.outcome === 'block') return refusal;
     const id = d.call;
     let closed = false;
-    const output = (kind, data = '', ms = ENGINE_TIMEOUT) => ((closed = true), call('output', { call: id, kind }, data, ms));
+    const output = (kind, data = '', ms = ENGINE_TIMEOUT) => ((closed = true), op('output', { call: id, kind }, data, ms));
     try {
-      return await runDecided(name, input, signal, d, entry, output);
+      return await runDecided(lost, op, name, input, signal, d, entry, output);
     } catch (e) {
       // Whatever failed on the page's side, the engine's call is closed.
       if (!closed) output('aborted');
@@ -543,7 +722,7 @@
   };
 
   /** runDecided runs a call the engine decided, and sends its output. */
-  const runDecided = async (name, input, signal, d, entry, output) => {
+  const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
     const q = JSON.stringify(name);
     const id = d.call;
     const step = (state) => progress(id, state && { tool: name, state, slow: d.load.slow });
@@ -559,8 +738,10 @@
       (async () => (conf.notice ?? (await loadUI()).notice)(request()))().catch((e) => console.warn('veil: the notice failed', e));
     if (d.outcome === 'confirm') {
       step('confirming');
-      ok = !entry.gone && (await Promise.race([ask(Object.freeze({ ...request(), signal })), abortOf(signal)]));
-      const [h] = await call('settle', { call: id, approved: ok });
+      // The question closes when the caller gives up, or the engine is lost.
+      const asked = signal ? AbortSignal.any([signal, lost]) : lost;
+      ok = !entry.gone && (await Promise.race([ask(Object.freeze({ ...request(), signal: asked })), abortOf(asked)]));
+      const [h] = await op('settle', { call: id, approved: ok });
       if (h.entry) emit('decision', freeze(h.entry));
       step();
     }
@@ -594,7 +775,17 @@
         release();
         step();
         signal?.removeEventListener('abort', onAbort);
+        lost.removeEventListener('abort', onLost);
       };
+      // The engine that decided the call is lost: the call has failed
+      // (run rejected it), and execute is told to stop.
+      const onLost = () => {
+        if (done) return;
+        finish();
+        reject(failure());
+        controller.abort(new DOMException('the engine that decided this call was lost', 'AbortError'));
+      };
+      lost.addEventListener('abort', onLost, { once: true });
       // As in Chromium: the caller's promise rejects with its reason at once;
       // execute's own signal aborts, with no reason, a task later.
       const onAbort = () => {
@@ -1422,6 +1613,8 @@
       });
       const [h] = await call('configure', json);
       if (h.error) throw toError(h.error);
+      // Kept for an engine started after this one is lost.
+      settings = h.settings ?? settings;
       if (confirm !== undefined) conf.confirm = confirm ?? undefined;
       if (notice !== undefined) conf.notice = notice ?? undefined;
     }

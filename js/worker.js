@@ -2,11 +2,15 @@
 // neither its start-up nor a large tool output blocks the page. webmcp.js
 // starts it and is the only thing that talks to it.
 //
-// The first message names the scripts to load: {exec, wasm}. The worker
-// answers {ready: true} or {error}; after that every message {id, op,
-// header, body} is one engine op, answered with {id, header, body}, or
-// with {id} alone when the engine failed (webmcp.js reads that as the
-// contract's one failure reply).
+// The first message names the scripts to load and a Web Lock to hold:
+// {exec, wasm, lock}. The worker takes the lock, then answers
+// {ready: true} or {error}; it holds the lock for as long as it lives, so
+// the page learns when it ends however it ends. After that every message
+// {id, op, header, body} is one engine op, answered with {id, header,
+// body}, or with {id} alone when the engine failed (webmcp.js reads that
+// as the contract's one failure reply). When the engine ends (its Go
+// program exits, or an op traps and leaves the module's state unknown),
+// the worker says {lost: reason} and closes.
 //
 // Where a Worker can't run, webmcp.js loads this file as a plain script
 // instead and takes start from globalThis.__veilStart, to run the engine
@@ -17,10 +21,14 @@
    * start instantiates veil.wasm from its response, with Go from
    * wasm_exec.js, and runs it. It resolves with the engine as one
    * function, (op, header, body) -> [header, body], over the module's
-   * exports (see wasm/main.go).
+   * exports (see wasm/main.go), which throws once the engine has ended;
+   * onExit runs when the Go program ends, however it ends: wasm_exec.js
+   * calls go.exit from inside the call during which it ended, so onExit
+   * must not call the engine.
    */
-  const start = async (Go, wasm, response) => {
+  const start = async (Go, wasm, response, onExit) => {
     const go = new Go();
+    go.exit = () => onExit();
     let m;
     try {
       m = await WebAssembly.instantiateStreaming(response, go.importObject);
@@ -35,12 +43,15 @@
     if (go.exited || !veilCall) throw new Error('veil: the engine did not start');
     const encoder = new TextEncoder();
     const decoder = new TextDecoder();
-    // A program that has ended must not be called, nor its answer read.
+    // A program that has ended, or trapped, must not be called again, nor
+    // its answer read.
+    let broken = false;
     const alive = () => {
-      if (go.exited) throw new Error('veil: the engine has ended');
+      if (go.exited || broken) throw new Error('veil: the engine has ended');
     };
     return (op, header, body) => {
       alive();
+      broken = true;
       // Ask for one byte per UTF-16 code unit, which ASCII fills; UTF-8
       // takes at most three, so ask again when the text needs more. The
       // engine's memory only grows: three times a large output would be
@@ -60,6 +71,7 @@
       };
       const args = write(1) ?? write(3);
       const q = veilCall(...args);
+      broken = false;
       alive();
       // The call may have grown the memory: mem.buffer is read after it.
       const w = new Uint32Array(mem.buffer, q, 4);
@@ -72,15 +84,27 @@
   } else {
     let engine = null;
     let started = false;
+    let over = false;
+    /** end says the engine is lost, once, and closes the worker. */
+    const end = (reason) => {
+      if (over) return;
+      over = true;
+      postMessage({ lost: reason });
+      close();
+    };
 
     self.onmessage = ({ data }) => {
       if (!started) {
         started = true;
         (async () => {
+          if (data.lock) {
+            // Held until the worker ends: a promise that never settles.
+            await new Promise((held) => navigator.locks.request(data.lock, () => (held(), new Promise(() => {}))));
+          }
           const response = fetch(data.wasm);
           response.catch(() => {});
           importScripts(data.exec);
-          engine = await start(Go, data.wasm, response);
+          engine = await start(Go, data.wasm, response, () => end('the engine exited'));
         })().then(
           () => postMessage({ ready: true }),
           (e) => postMessage({ error: String(e?.message ?? e) }),
@@ -92,6 +116,7 @@
         reply = engine?.(data.op, data.header, data.body);
       } catch {}
       postMessage(reply ? { id: data.id, header: reply[0], body: reply[1] } : { id: data.id });
+      if (!reply) end('the engine stopped');
     };
   }
 }

@@ -145,16 +145,13 @@ func veilCall(op, header, body string) unsafe.Pointer {
 	return unsafe.Pointer(&answer.words)
 }
 
-// end lets main return, and makes Go run again soon so that it does: Go
-// only runs between calls when JavaScript hands it an event.
+// end lets main return. main runs, and returns, in the runtime.Gosched
+// that ends the same veilCall: the runtime hands JavaScript the exit
+// (Go.exit in wasm_exec.js) before the call answers. Nothing is left
+// scheduled to call into a program that has ended, which wasm_exec.js
+// would report as an uncaught error.
 func end() {
 	close(done)
-	var wake js.Func
-	wake = js.FuncOf(func(js.Value, []js.Value) any {
-		wake.Release()
-		return nil
-	})
-	js.Global().Call("setTimeout", wake)
 }
 
 // browserRand reads the browser's crypto.getRandomValues, the engine's

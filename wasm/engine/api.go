@@ -76,6 +76,11 @@ type Options struct {
 	// GOOS=js it must be set (the host passes the browser's
 	// crypto.getRandomValues), and New panics if it is not.
 	Rand io.Reader
+	// Trust is the trust state the session resumes from: an engine that
+	// replaces one that was lost starts from what the agent had already
+	// seen, never from a clean session ([risk.Resume]). Nil means a
+	// fresh session.
+	Trust *risk.State
 }
 
 // The names an [Error] carries: JavaScript's TypeError, and the

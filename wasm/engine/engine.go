@@ -86,6 +86,9 @@ func New(opts *Options) *Engine {
 	}
 	e.vault.init(e.opts.Now())
 	e.risk.init()
+	if e.opts.Trust != nil {
+		e.risk.session = risk.Resume(*e.opts.Trust)
+	}
 	return e
 }
 

@@ -101,6 +101,19 @@ func declarationError(name string, err error) error {
 	return typeError("registerTool: the annotations of tool %q are invalid: %v", name, err)
 }
 
+// Settings returns the members of the risk policy's configuration the
+// page has set, as one object in JSON: what [Engine.Configure] of a fresh
+// engine takes to make the same policy.
+func (e *Engine) Settings() json.RawMessage {
+	e.risk.mu.Lock()
+	defer e.risk.mu.Unlock()
+	b, err := json.Marshal(e.risk.settings)
+	if err != nil || e.risk.settings == nil {
+		return json.RawMessage(`{}`)
+	}
+	return b
+}
+
 // Configure changes the page's risk policy: config is JSON text of an
 // object with some of the members of a [risk.Config]. A member left out
 // keeps its value; a member set to null gets its default back. A

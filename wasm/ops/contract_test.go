@@ -40,10 +40,14 @@ func matches(re *regexp.Regexp, s string) []string {
 	return out
 }
 
+// sends matches the glue's op-sending sites, call('op', …) and, where an
+// op must go to one engine only, op('op', …), with the op's name first.
+const sends = `\b(?:call|op)\(\s*'`
+
 // TestGlueSendsTheOps: every op the glue sends is one of All, and it sends
 // every one but Sweep, which the host sends on its own.
 func TestGlueSendsTheOps(t *testing.T) {
-	sent := matches(regexp.MustCompile(`\bcall\(\s*'([^']*)'`), glue(t))
+	sent := matches(regexp.MustCompile(sends+`([^']*)'`), glue(t))
 	require.NotEmpty(t, sent, "the glue's call('op', …) sites")
 	for _, op := range sent {
 		assert.Contains(t, All, op, "js sends op %q", op)
@@ -91,7 +95,7 @@ func TestGlueHeaders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.op, func(t *testing.T) {
-			re := regexp.MustCompile(`\bcall\(\s*'` + tt.op + `',\s*\{([^}]*)\}`)
+			re := regexp.MustCompile(sends + tt.op + `',\s*\{([^}]*)\}`)
 			sites := matches(re, src)
 			require.NotEmpty(t, sites, "call('%s', {…})", tt.op)
 			for _, site := range sites {

@@ -21,6 +21,13 @@ type InitRequest struct {
 	// bounds; zero means its defaults.
 	MaxOutputBytes   int     `json:"maxOutputBytes,omitempty"`
 	MaxReferenceTTLs float64 `json:"maxReferenceTTLs,omitempty"`
+	// Trust and Settings are sent when the engine starts again after the
+	// last one was lost: the trust state it last reported, which the new
+	// session resumes from (engine.Options.Trust), and the risk policy's
+	// settings as its last ConfigureReply gave them, which the new engine
+	// configures before it answers.
+	Trust    *risk.State     `json:"trust,omitempty"`
+	Settings json.RawMessage `json:"settings,omitempty"`
 }
 
 // InitReply answers Init with the session's trust state, which the page
@@ -136,6 +143,14 @@ type HandleRequest struct {
 type RevealReply struct {
 	Kind      string `json:"kind"`
 	RedeemURL string `json:"redeemUrl,omitempty"`
+}
+
+// ConfigureReply answers Configure with the policy's settings after it:
+// every member the page has set, merged, which Init takes back
+// (InitRequest.Settings) to make the same policy in a new engine.
+type ConfigureReply struct {
+	OK       bool            `json:"ok"`
+	Settings json.RawMessage `json:"settings"`
 }
 
 // OKReply answers the ops that only succeed or not.

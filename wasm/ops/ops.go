@@ -35,7 +35,9 @@ import "github.com/veilmcp/veil/wasm/engine"
 // and Exit, which ends the program (a host that shuts the engine down).
 const (
 	// Init creates the engine for the page: InitRequest -> InitReply. Sent
-	// again, it replaces the engine and drops all it held.
+	// again, it replaces the engine and drops all it held. The first Init
+	// of an engine started after the last was lost carries the trust
+	// state and policy settings to resume from.
 	Init = "init"
 	// Register registers a tool: body: the definition as JSON, less
 	// execute; header: RegisterRequest -> RegisterReply; body: the
@@ -58,7 +60,7 @@ const (
 	// view, empty when OutputReply.Same.
 	Output = "output"
 	// Configure changes the risk policy: the header is the options, as
-	// engine.Engine.Configure reads them -> OKReply.
+	// engine.Engine.Configure reads them -> ConfigureReply.
 	Configure = "configure"
 	// Decisions lists the decision log -> DecisionsReply.
 	Decisions = "decisions"

@@ -91,7 +91,15 @@ func (s *Server) init(header string) (string, string) {
 	opts.MaxOutputBytes = r.MaxOutputBytes
 	opts.HoldTTL = time.Duration(r.HoldTTLms * float64(time.Millisecond))
 	opts.MaxReferenceTTL = time.Duration(r.MaxReferenceTTLs * float64(time.Second))
+	opts.Trust = r.Trust
 	e := engine.New(&opts)
+	if len(r.Settings) > 0 {
+		// The settings an engine accepted before: refused now, the engine
+		// is not replaced, rather than run with a weaker policy.
+		if err := e.Configure(string(r.Settings)); err != nil {
+			return errorReply(err), ""
+		}
+	}
 	s.mu.Lock()
 	s.eng, s.owners = e, map[string]RegisterRequest{}
 	s.mu.Unlock()
@@ -198,7 +206,7 @@ func (s *Server) dispatch(e *engine.Engine, op, header, body string) (string, st
 		if err := e.Configure(header); err != nil {
 			return errorReply(err), ""
 		}
-		return okReply, ""
+		return reply(ConfigureReply{OK: true, Settings: e.Settings()}), ""
 	case Decisions:
 		return reply(DecisionsReply{jsonx.NonNil(e.Decisions())}), ""
 	case Items:

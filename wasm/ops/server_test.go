@@ -281,11 +281,13 @@ func TestRiskOps(t *testing.T) {
 func TestConfigureOp(t *testing.T) {
 	s := newServer(t)
 	h, _ := s.Handle(Configure, `{"rules":{"consequential":"block"},"withhold":["pii"]}`, "")
-	assert.JSONEq(t, okReply, h)
+	assert.JSONEq(t, `{"ok":true,"settings":{"rules":{"consequential":"block"},"withhold":["pii"]}}`, h)
 	h, _ = s.Handle(Configure, `{"rules":{"consequential":"later"}}`, "")
 	assert.Equal(t, engine.TypeError, errorName(t, h))
 	h, _ = s.Handle(Configure, `{"timeoutMs":2500}`, "")
-	assert.JSONEq(t, okReply, h, "configure merges")
+	assert.JSONEq(t, `{"ok":true,"settings":{"rules":{"consequential":"block"},"withhold":["pii"],"timeoutMs":2500}}`, h, "configure merges, and says what it merged")
+	h, _ = s.Handle(Configure, `{"withhold":null}`, "")
+	assert.JSONEq(t, `{"ok":true,"settings":{"rules":{"consequential":"block"},"timeoutMs":2500}}`, h, "null restores a default")
 
 	register(t, s, 1, `{"name":"drop","description":"d","annotations":{"destructiveHint":true}}`)
 	d := decide(t, s, Decide, `{"name":"drop"}`, `{}`)

@@ -197,3 +197,46 @@ func (s *State) add(list *[]string, v string) {
 		s.Version++
 	}
 }
+
+// Resume returns the state a session starts from when it takes over from
+// one that was lost (an engine that crashed and was started again): prev's
+// taints and lists, so that losing the engine never lowers what the
+// session has seen, and a Version no lower than prev's. prev was kept
+// outside the engine, so it is read as any input is: held to the bounds
+// above, and a list that names a tool taints as its flag would.
+func Resume(prev State) State {
+	var s State
+	if prev.UntrustedContent || len(prev.UntrustedFrom) > 0 {
+		s.UntrustedContent = true
+	}
+	if prev.MaliciousActivity || len(prev.MaliciousFrom) > 0 {
+		s.MaliciousActivity = true
+	}
+	for _, l := range []struct{ to, from *[]string }{
+		{&s.UntrustedFrom, &prev.UntrustedFrom},
+		{&s.PrivateData, &prev.PrivateData},
+		{&s.PrivateFrom, &prev.PrivateFrom},
+		{&s.MaliciousFrom, &prev.MaliciousFrom},
+	} {
+		for _, v := range *l.from {
+			s.add(l.to, v)
+		}
+	}
+	s.AttributionDropped = max(prev.AttributionDropped, 0)
+	for _, at := range prev.Attribution {
+		if slices.Contains(s.Attribution, at) {
+			continue
+		}
+		if len(at) > MaxSourceBytes || len(s.Attribution) >= MaxAttribution || s.attributionBytes+len(at) > MaxAttributionBytes {
+			s.AttributionDropped++
+			continue
+		}
+		s.attributionBytes += len(at)
+		s.Attribution = append(s.Attribution, at)
+	}
+	s.Version = max(prev.Version, 0)
+	if s.Version == 0 && (s.UntrustedContent || s.MaliciousActivity || len(s.PrivateData) > 0 || len(s.Attribution) > 0 || s.AttributionDropped > 0) {
+		s.Version = 1
+	}
+	return s
+}

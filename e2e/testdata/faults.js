@@ -1,0 +1,52 @@
+// faults.js lets a test kill the runtime's engine as the world would: it
+// loads before webmcp.js and keeps every Worker the page starts and every
+// WebAssembly instance made on the main thread, so that a test can
+// terminate the engine's Worker (as a browser does that discards it, or
+// runs out of memory) or make its Go program exit.
+"use strict";
+
+(() => {
+  const workers = [];
+  const instances = [];
+  const PageWorker = window.Worker;
+  window.Worker = class extends PageWorker {
+    constructor(...args) {
+      super(...args);
+      workers.push(this);
+    }
+  };
+  for (const k of ["instantiateStreaming", "instantiate"]) {
+    const f = WebAssembly[k];
+    WebAssembly[k] = async function (...args) {
+      const r = await f.apply(this, args);
+      instances.push(r.instance ?? r);
+      return r;
+    };
+  }
+
+  window.faults = {
+    /** How many engines were started: Workers, or instances on this thread. */
+    get engines() {
+      return veil.mode === "worker" ? workers.length : instances.length;
+    },
+    /** terminate ends the engine's Worker without a word. */
+    terminate() {
+      workers.at(-1).terminate();
+    },
+    /**
+     * exit makes the engine's Go program exit, through the op a host sends
+     * to shut it down, sent around the runtime.
+     */
+    exit() {
+      if (veil.mode === "worker") {
+        workers.at(-1).postMessage({ id: -1, op: "exit", header: "", body: "" });
+        return;
+      }
+      const { veilRequest, veilCall, mem } = instances.at(-1).exports;
+      const op = new TextEncoder().encode("exit");
+      const p = veilRequest(op.length);
+      new Uint8Array(mem.buffer, p, op.length).set(op);
+      veilCall(p, op.length, p + op.length, 0, p + op.length, 0);
+    },
+  };
+})();
