@@ -362,6 +362,32 @@ func testMCPTab(t *testing.T, mode string) {
 		assert.Contains(t, names, "late_tool")
 	})
 
+	// The server keeps the registry's list between toolchanges: a call
+	// after one must see the registry as it now is.
+	t.Run("tools/call after toolchange", func(t *testing.T) {
+		changed := func(do string) {
+			t.Helper()
+			before := eval[int](tb, `mcp.listChanged`)
+			got := eval[settled](tb, do)
+			require.True(t, got.OK, "%s: %+v", do, got.Error)
+			tb.poll(fmt.Sprintf(`mcp.listChanged > %d`, before))
+		}
+		changed(`e2e.register({name: "swap", description: "Answers an object"}, {returns: {v: 1}})`)
+		first := mcpCall(tb, "swap", `{}`)
+		require.True(t, first.OK, "callTool swap: %s", first.Error)
+		assert.Nil(t, first.Result["structuredContent"], "no outputSchema, no structuredContent")
+
+		changed(`e2e.settle(() => e2e.unregister("swap"))`)
+		gone := mcpCall(tb, "swap", `{}`)
+		assert.False(t, gone.OK, "callTool of an unregistered tool: %+v", gone.Result)
+		assert.Contains(t, gone.Error, `unknown tool "swap"`, "callTool of an unregistered tool")
+
+		changed(`e2e.register({name: "swap", description: "Answers an object", outputSchema: {type: "object", properties: {v: {type: "number"}}}}, {returns: {v: 2}})`)
+		again := mcpCall(tb, "swap", `{}`)
+		require.True(t, again.OK, "callTool swap: %s", again.Error)
+		assert.Equal(t, map[string]any{"v": float64(2)}, again.Result["structuredContent"], "the new registration's outputSchema")
+	})
+
 	t.Run("no message to *", func(t *testing.T) {
 		targets := eval[[]string](tb, `[...new Set(posted)]`)
 		assert.Equal(t, []string{origin}, targets, "every server message goes to the client's exact origin")

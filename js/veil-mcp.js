@@ -160,11 +160,32 @@ export const start = ({ transport, origins, tools, run, ontoolchange }) => {
   const reply = (origin, id, result) => post(origin, { jsonrpc: '2.0', id, result });
   const fail = (origin, id, code, message) => post(origin, { jsonrpc: '2.0', id, error: { code, message } });
 
+  /**
+   * The registry's definitions, by name, as of the last toolchange. The
+   * runtime's list waits for pending registrations and copies every
+   * definition, which a call should not pay for each time: a call looks its
+   * tool up here, and a name the list lacks asks the runtime again. The
+   * list only says whether a name is a tool and what its outputSchema is;
+   * the engine finds the registration a call runs and makes its view. A
+   * call made after an unregistration but before its toolchange, a task
+   * later, still finds the name here; the engine then refuses it, and the
+   * client gets that error as the result.
+   * @type {Promise<Map<string, any>> | null}
+   */
+  let listed = null;
+  const list = () => {
+    const p = tools().then((defs) => new Map(defs.map((t) => [t.name, t])));
+    p.catch(() => listed === p && (listed = null));
+    return (listed = p);
+  };
+  /** lookup finds a tool's definition, or undefined. */
+  const lookup = async (name) => (await (listed ?? list())).get(name) ?? (await list()).get(name);
+
   const call = async (origin, id, params) => {
     const { name, arguments: args } = isPlainObject(params) ? params : {};
     if (typeof name !== 'string') return fail(origin, id, INVALID_PARAMS, 'tools/call: params.name must be a string');
     if (args !== undefined && !isPlainObject(args)) return fail(origin, id, INVALID_PARAMS, 'tools/call: params.arguments must be an object');
-    const tool = (await tools()).find((t) => t.name === name);
+    const tool = await lookup(name);
     if (!tool) return fail(origin, id, INVALID_PARAMS, `tools/call: unknown tool ${JSON.stringify(name)}`);
     const controller = new AbortController();
     const k = key(origin, id);
@@ -195,7 +216,7 @@ export const start = ({ transport, origins, tools, run, ontoolchange }) => {
       case 'ping':
         return reply(origin, id, {});
       case 'tools/list':
-        return reply(origin, id, { tools: (await tools()).map(toMCPTool) });
+        return reply(origin, id, { tools: [...(await list()).values()].map(toMCPTool) });
       case 'tools/call':
         return call(origin, id, params);
     }
@@ -231,6 +252,7 @@ export const start = ({ transport, origins, tools, run, ontoolchange }) => {
 
   window.addEventListener('message', onMessage);
   ontoolchange(() => {
+    listed = null;
     if (client) post(client, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   });
   // A client that started first learns the server is up. The tab
