@@ -6,7 +6,7 @@ GOROOT   := $(shell $(GO) env GOROOT)
 WASMPATH := $(GOROOT)/lib/wasm:$(PATH)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build dist demo test test-go test-wasm test-e2e bench fuzz deps clean
+.PHONY: all build dist demo test test-go test-wasm test-e2e bench fuzz soak soak-redeem deps clean
 
 all: build
 
@@ -69,6 +69,19 @@ fuzz:
 	for target in FuzzEchoes FuzzNoLeak FuzzParse FuzzFastPath; do \
 	  $(GO) test ./wasm/engine -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
+
+## soak: drive the demo page through every agent path for SOAK (default 10m),
+## with aborts, parallel calls and reveals; not part of `make test` (docs/soak.md)
+SOAK ?= 10m
+soak: deps node_modules/.package-lock.json
+	$(GO) vet -tags soak ./e2e
+	SOAK=$(SOAK) $(GO) test -tags soak ./e2e -run '^TestSoak$$' -count=1 -v -timeout 60m
+
+## soak-redeem: issue and race redemptions at a steady rate against the memory
+## store, redis-server and a Redis Cluster on loopback (docs/soak.md)
+soak-redeem: deps
+	$(GO) vet -tags soak ./redeem/...
+	$(GO) test -tags soak ./redeem/redisstore -run '^TestSoakRedeem$$' -count=1 -v -timeout 30m
 
 ## demo: run the demo server on 127.0.0.1:8080
 demo: build

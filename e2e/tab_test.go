@@ -40,11 +40,18 @@ type tab struct {
 // ends, or earlier with close, after the console has been checked.
 func openTab(t testing.TB, b *browser) *tab {
 	t.Helper()
+	return openTabFor(t, b, tabTimeout)
+}
+
+// openTabFor opens a tab as openTab does, bounded by timeout instead of
+// tabTimeout: for a soak that runs for minutes.
+func openTabFor(t testing.TB, b *browser, timeout time.Duration) *tab {
+	t.Helper()
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
 	tabCtx, cancelTab := chromedp.NewContext(b.ctx)
-	ctx, cancel := context.WithTimeout(tabCtx, tabTimeout)
+	ctx, cancel := context.WithTimeout(tabCtx, timeout)
 	tb := &tab{t: t, ctx: ctx, marks: make(map[string]chan struct{})}
 
 	// Open the target first, so that the console subscription sees the
