@@ -78,6 +78,27 @@ func (v *vault) newCall(id, tool string) *heldCall {
 	return c
 }
 
+// drop removes call id, all of whose items are gone. Neither a Go map nor
+// a slice gives memory back as it empties, and calls come and go for the
+// life of the page: once most ids in order are of calls gone, order is
+// copied without them, and an empty map is made anew, so what the vault
+// takes follows what it holds. The engine's lock is held.
+func (v *vault) drop(id string) {
+	delete(v.calls, id)
+	if len(v.calls) == 0 {
+		v.calls = map[string]*heldCall{}
+	}
+	if len(v.order) > 2*len(v.calls)+64 {
+		live := make([]string, 0, 2*len(v.calls))
+		for _, id := range v.order {
+			if _, ok := v.calls[id]; ok {
+				live = append(live, id)
+			}
+		}
+		v.order = live
+	}
+}
+
 // makeRoom wipes the items of the oldest calls until need more bytes fit
 // under max, and returns how many items it wiped. The engine's lock is
 // held.
@@ -109,7 +130,11 @@ func (v *vault) makeRoom(need, max int) int {
 			live = append(live, id)
 		}
 	}
+	clear(v.order[len(live):])
 	v.order = live
+	if len(v.calls) == 0 {
+		v.calls = map[string]*heldCall{}
+	}
 	return wiped
 }
 
@@ -266,7 +291,7 @@ func (e *Engine) Forget(handle string) bool {
 	}
 	c.wipe(i)
 	if c.live == 0 {
-		delete(e.vault.calls, c.id)
+		e.vault.drop(c.id)
 	}
 	return true
 }
@@ -289,7 +314,7 @@ func (e *Engine) sweepLocked() int {
 			}
 		}
 		if c.live == 0 {
-			delete(e.vault.calls, id)
+			e.vault.drop(id)
 		}
 	}
 	return n

@@ -153,6 +153,30 @@ type ConfigureReply struct {
 	Settings json.RawMessage `json:"settings"`
 }
 
+// StatsRequest is the Stats header.
+type StatsRequest struct {
+	// GC collects garbage first, so that HeapLiveBytes is what is live
+	// now rather than at the last collection.
+	GC bool `json:"gc,omitempty"`
+}
+
+// StatsReply answers Stats, from the Go runtime's metrics
+// (runtime/metrics) and the engine's vault.
+type StatsReply struct {
+	// HeapLiveBytes is the heap that was live after the last garbage
+	// collection (/gc/heap/live:bytes).
+	HeapLiveBytes uint64 `json:"heapLiveBytes"`
+	// HeapObjectsBytes is the heap in objects, live or not yet swept
+	// (/memory/classes/heap/objects:bytes).
+	HeapObjectsBytes uint64 `json:"heapObjectsBytes"`
+	// TotalBytes is all the memory the Go runtime has taken
+	// (/memory/classes/total:bytes): under WebAssembly, what the module's
+	// memory holds for Go, which never shrinks.
+	TotalBytes uint64 `json:"totalBytes"`
+	// Held counts the items held for the user.
+	Held int `json:"held"`
+}
+
 // OKReply answers the ops that only succeed or not.
 type OKReply struct {
 	OK bool `json:"ok"`

@@ -32,7 +32,8 @@ package ops
 import "github.com/veilmcp/veil/wasm/engine"
 
 // The ops. The page sends all but Sweep, which the host sends on a timer,
-// and Exit, which ends the program (a host that shuts the engine down).
+// Exit, which ends the program (a host that shuts the engine down), and
+// Stats, which reports the engine's memory (a test, a soak).
 const (
 	// Init creates the engine for the page: InitRequest -> InitReply. Sent
 	// again, it replaces the engine and drops all it held. The first Init
@@ -76,10 +77,13 @@ const (
 	Sweep = "sweep"
 	// Exit ends the engine -> OKReply; no op is answered after it.
 	Exit = "exit"
+	// Stats reports the engine's memory and what it holds: StatsRequest
+	// -> StatsReply. The host sends it.
+	Stats = "stats"
 )
 
 // All lists the ops.
-var All = []string{Init, Register, Unregister, Decide, Resolve, Settle, Output, Configure, Decisions, Items, Reveal, Forget, Sweep, Exit}
+var All = []string{Init, Register, Unregister, Decide, Resolve, Settle, Output, Configure, Decisions, Items, Reveal, Forget, Sweep, Exit, Stats}
 
 // Kinds are the ways execute can end, OutputRequest.Kind.
 var Kinds = []engine.OutcomeKind{engine.Returned, engine.Text, engine.Empty, engine.Threw,

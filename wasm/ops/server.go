@@ -230,6 +230,12 @@ func (s *Server) dispatch(e *engine.Engine, op, header, body string) (string, st
 	case Sweep:
 		e.Sweep()
 		return okReply, ""
+	case Stats:
+		var r StatsRequest
+		if err := decode(op, header, &r); err != nil {
+			return errorReply(err), ""
+		}
+		return reply(stats(e, r.GC)), ""
 	}
 	return errorReply(&engine.Error{Name: engine.NotSupportedError, Message: "veil engine: unknown op " + op}), ""
 }

@@ -379,3 +379,33 @@ func TestResolveUnreadable(t *testing.T) {
 	h, _ = s.Handle(Resolve, `{"resolved":`+deep+`}`, "")
 	assert.Equal(t, engine.TypeError, errorName(t, h), "no call to block")
 }
+
+// TestStats: the engine reports its memory and counts what it holds; a
+// garbage collection first makes the live heap what is live now.
+func TestStats(t *testing.T) {
+	s := newServer(t)
+	register(t, s, 1, `{"name":"make_key","description":"d","annotations":{"sensitiveHint":true}}`)
+	read := func(header string) StatsReply {
+		t.Helper()
+		h, b := s.Handle(Stats, header, "")
+		require.Empty(t, errorName(t, h), "stats: %s", h)
+		assert.Empty(t, b)
+		var r StatsReply
+		require.NoError(t, json.Unmarshal([]byte(h), &r), "stats reply %s", h)
+		return r
+	}
+	before := read(`{"gc":true}`)
+	assert.Zero(t, before.Held)
+	assert.Positive(t, before.HeapLiveBytes)
+	assert.GreaterOrEqual(t, before.TotalBytes, before.HeapObjectsBytes)
+	for range 3 {
+		d := decide(t, s, Decide, `{"name":"make_key"}`, `{}`)
+		r, _ := output(t, s, d.Call, "text", strings.Repeat("k", 1<<20))
+		require.Equal(t, 1, r.Held)
+	}
+	held := read(`{"gc":true}`)
+	assert.Equal(t, 3, held.Held)
+	assert.Greater(t, held.HeapLiveBytes, before.HeapLiveBytes+3<<20, "three 1 MiB values are live")
+	h, _ := s.Handle(Stats, `{"gc":"yes"}`, "")
+	assert.Equal(t, engine.TypeError, errorName(t, h), "a header the contract does not describe")
+}

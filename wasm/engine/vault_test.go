@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// liveHeap is the heap live after a garbage collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestVaultLetsGoOfGoneCalls: a page runs for hours, and every call that
+// holds values leaves the vault once they expire or are forgotten; what
+// the vault keeps follows what it holds, not how many calls there were.
+// (Its list of call ids once grew by one id per call for the life of the
+// page.)
+func TestVaultLetsGoOfGoneCalls(t *testing.T) {
+	now := time.Now()
+	e := New(&Options{Origin: testOrigin, HoldTTL: time.Minute, Now: func() time.Time { return now }})
+	mustRegister(t, e, `{"name":"make_key","description":"d","annotations":{"sensitiveHint":true}}`)
+	hold := func(i int) string {
+		d, err := e.Decide("make_key", `{}`, Resolution{})
+		require.NoError(t, err)
+		res := e.Output("make_key", Outcome{Kind: Text, Data: fmt.Sprintf("sk-live-%032d", i), Call: d.Call})
+		require.Nil(t, res.Err)
+		require.Equal(t, 1, res.Held)
+		return d.Call
+	}
+	before := liveHeap()
+	for round := range 20 {
+		for i := range 500 {
+			id := hold(round*500 + i)
+			if i%2 == 0 {
+				// Half are forgotten by the user, the rest expire.
+				require.True(t, e.Forget(id+".0"), "forget %s", id)
+			}
+		}
+		now = now.Add(2 * time.Minute)
+		e.Sweep()
+		e.mu.Lock()
+		calls, order := len(e.vault.calls), len(e.vault.order)
+		e.mu.Unlock()
+		require.Zero(t, calls, "round %d: every call's values are gone", round)
+		require.LessOrEqual(t, order, 64, "round %d: the ids of calls gone are let go", round)
+	}
+	// The decision log is full now (risk.DefaultLogSize entries), and
+	// bounded; nothing else the 10,000 calls made stays.
+	assert.Less(t, liveHeap(), before+256<<10, "the live heap after 10,000 calls that held values, all gone")
+	assert.Empty(t, e.Items())
+}
