@@ -13,6 +13,12 @@
     constructor(...args) {
       super(...args);
       workers.push(this);
+      // Before the runtime hears the worker is ready.
+      this.addEventListener("message", ({ data }) => data?.ready && faults.onready?.(this));
+    }
+    postMessage(message, ...rest) {
+      super.postMessage(message, ...rest);
+      faults.onpost?.(message);
     }
   };
   for (const k of ["instantiateStreaming", "instantiate"]) {
@@ -25,6 +31,14 @@
   }
 
   window.faults = {
+    /**
+     * onready, when set, runs with each Worker that says it is ready,
+     * before the runtime hears it; onpost with each message the runtime
+     * posts to a Worker, once it is posted: a test that must act at an
+     * exact moment of the engine's life sets them.
+     */
+    onready: null,
+    onpost: null,
     /** How many engines were started: Workers, or instances on this thread. */
     get engines() {
       return veil.mode === "worker" ? workers.length : instances.length;
