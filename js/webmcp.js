@@ -744,6 +744,9 @@
       const [h] = await op('settle', { call: id, approved: ok });
       if (h.entry) emit('decision', freeze(h.entry));
       step();
+      // An approval the engine did not record (it was lost meanwhile)
+      // runs nothing: the caller hears the call failed.
+      if (ok && h.error) throw toError(h.error);
     }
     // The engine ends a call that will not run. A call outlives its
     // tool's unregistration once execute has started, not before.
@@ -757,6 +760,8 @@
       if (h.error) throw toError(h.error);
       return b;
     }
+    // The engine that decided the call is lost: execute does not start.
+    if (lost.aborted) throw failure();
     return new Promise((resolve, reject) => {
       const controller = new AbortController();
       let done = false;
