@@ -702,6 +702,9 @@
       }
       [d, refusal] = await op('resolve', hd);
       if (d.error) throw toError(d.error);
+      // Kept before the caller's abort is heard: resolve's flag stays in
+      // the session, and an engine started after a loss resumes it.
+      setTrust(d.trust);
       if (d.outcome === 'block') signal?.throwIfAborted();
     }
     if (d.resolveError) console.warn(`veil: ${d.resolveError}; the call is blocked`);
