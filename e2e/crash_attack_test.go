@@ -94,30 +94,50 @@ func TestEngineLostKeepsResolveFlag(t *testing.T) {
 }
 
 // TestEngineLostWhileRestarting: the engine started after a loss is lost
-// itself before it has resumed. That is a second loss, within the bound,
-// and the event says the engine is started again: the next call must find
-// a third engine, not a runtime that went down for good.
+// itself before it has resumed: the moment it is ready, or once it has
+// taken the trust state and settings but before it has answered for the
+// tools. That is a second loss, within the bound, and the event says the
+// engine is started again: the next call finds a third engine with every
+// tool, not a runtime that went down for good, nor one that dropped the
+// page's tools because a lost engine did not answer for them.
 func TestEngineLostWhileRestarting(t *testing.T) {
-	tb := crashPage(t, "worker")
-	got := eval[map[string]any](tb, `(async () => {
-		const tick = () => new Promise((r) => setTimeout(r, 5));
-		const run = (name, args = {}) => e2e.execute("document", name, args);
-		faults.exit();
-		while (crash.lost.length < 1) await tick();
-		// The next engine dies the moment it is ready, while the runtime
-		// sends it what to resume.
-		faults.onready = (w) => ((faults.onready = null), w.terminate());
-		const during = await run("greet", {name: "during"});
-		while (crash.lost.length < 2) await tick();
-		const after = await run("greet", {name: "after"});
-		return {during, after, lost: crash.lost, engines: faults.engines};
-	})()`)
-	lost := got["lost"].([]any)
-	require.Len(t, lost, 2, "two losses: %v", lost)
-	assert.Equal(t, true, lost[1].(map[string]any)["restarting"], "the second loss is within the bound")
-	during := got["during"].(map[string]any)
-	assert.Equal(t, false, during["ok"], "the call the lost engine was to decide fails: %v", during)
-	after := got["after"].(map[string]any)
-	assert.Equal(t, "Hello, after!", after["value"], "the next call runs on a third engine: %v", after)
-	assert.EqualValues(t, 3, got["engines"])
+	kills := map[string]string{
+		"ready": `faults.onready = (w) => ((faults.onready = null), w.terminate());`,
+		// The init reply reaches the runtime; nothing after it does.
+		"resumed": `let dying = null;
+			faults.onready = (w) => ((faults.onready = null), (dying = w));
+			faults.onreply = (w, data) => {
+				if (w !== dying) return false;
+				if (data?.id !== 1) return true;
+				w.terminate();
+				return false;
+			};`,
+	}
+	for _, name := range []string{"ready", "resumed"} {
+		t.Run(name, func(t *testing.T) {
+			tb := crashPage(t, "worker")
+			tb.allowConsole(`veil: tool .* could not be registered again`)
+			got := eval[map[string]any](tb, `(async () => {
+				const tick = () => new Promise((r) => setTimeout(r, 5));
+				const run = (name, args = {}) => e2e.execute("document", name, args);
+				faults.exit();
+				while (crash.lost.length < 1) await tick();
+				`+kills[name]+`
+				const during = await run("greet", {name: "during"});
+				while (crash.lost.length < 2) await tick();
+				const after = await run("greet", {name: "after"});
+				return {during, after, lost: crash.lost, engines: faults.engines,
+					tools: (await document.modelContext.getTools()).map((t) => t.name).sort()};
+			})()`)
+			lost := got["lost"].([]any)
+			require.Len(t, lost, 2, "two losses: %v", lost)
+			assert.Equal(t, true, lost[1].(map[string]any)["restarting"], "the second loss is within the bound")
+			during := got["during"].(map[string]any)
+			assert.Equal(t, false, during["ok"], "the call the lost engine was to decide fails: %v", during)
+			after := got["after"].(map[string]any)
+			assert.Equal(t, "Hello, after!", after["value"], "the next call runs on a third engine: %v", after)
+			assert.EqualValues(t, 3, got["engines"])
+			assert.Equal(t, []any{"greet", "make_key", "profile", "slow", "web", "wipe"}, got["tools"], "the tools are all there")
+		})
+	}
 }
