@@ -328,17 +328,26 @@
   const restart = () => {
     state = 'starting';
     restarts.push(Date.now());
+    /** @type {Engine|null} */
+    let e = null;
+    // Lost after it was made the engine that answers: lose has dealt with
+    // it (another is started, or the runtime is down), and its failure
+    // replies say nothing of the page's settings or tools.
+    const lostMeanwhile = () => e?.dead && current !== e;
     (async () => {
-      const e = await (mode === 'worker' ? startWorker() : startMain());
+      e = await (mode === 'worker' ? startWorker() : startMain());
       if (e.dead) throw new Error('veil: the new engine ended as it started');
-      const op = (name, header, body = '') => request(name, header, body, ENGINE_TIMEOUT, e.send);
+      const op = (name, header, body = '') => request(name, header, body, ENGINE_TIMEOUT, /** @type {Engine} */ (e).send);
       const init = op('init', { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }) });
       const entries = [...registrations.values()].filter((r) => r.live && !r.gone);
       const again = entries.map((r) => op('register', { registration: r.registration, ...(r.refine && { resolve: true }) }, r.source));
       use(e);
       const [h] = await init;
+      if (lostMeanwhile()) return;
       if (h.error) throw toError(h.error);
-      (await Promise.all(again)).forEach(([h], i) => {
+      const replies = await Promise.all(again);
+      if (lostMeanwhile()) return;
+      replies.forEach(([h], i) => {
         // The engine that took the tool before refuses it now: the tool
         // is gone, rather than run by a page-side entry the engine lacks.
         if (h.error) {
@@ -347,6 +356,7 @@
         }
       });
     })().catch((err) => {
+      if (lostMeanwhile()) return;
       console.error('veil: the engine could not be started again', err);
       current?.stop();
       current = null;
