@@ -328,17 +328,26 @@
   const restart = () => {
     state = 'starting';
     restarts.push(Date.now());
+    /** @type {Engine|null} */
+    let e = null;
+    // Lost after it was made the engine that answers: lose has dealt with
+    // it (another is started, or the runtime is down), and its failure
+    // replies say nothing of the page's settings or tools.
+    const lostMeanwhile = () => e?.dead && current !== e;
     (async () => {
-      const e = await (mode === 'worker' ? startWorker() : startMain());
+      e = await (mode === 'worker' ? startWorker() : startMain());
       if (e.dead) throw new Error('veil: the new engine ended as it started');
-      const op = (name, header, body = '') => request(name, header, body, ENGINE_TIMEOUT, e.send);
+      const op = (name, header, body = '') => request(name, header, body, ENGINE_TIMEOUT, /** @type {Engine} */ (e).send);
       const init = op('init', { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }) });
       const entries = [...registrations.values()].filter((r) => r.live && !r.gone);
       const again = entries.map((r) => op('register', { registration: r.registration, ...(r.refine && { resolve: true }) }, r.source));
       use(e);
       const [h] = await init;
+      if (lostMeanwhile()) return;
       if (h.error) throw toError(h.error);
-      (await Promise.all(again)).forEach(([h], i) => {
+      const replies = await Promise.all(again);
+      if (lostMeanwhile()) return;
+      replies.forEach(([h], i) => {
         // The engine that took the tool before refuses it now: the tool
         // is gone, rather than run by a page-side entry the engine lacks.
         if (h.error) {
@@ -347,6 +356,7 @@
         }
       });
     })().catch((err) => {
+      if (lostMeanwhile()) return;
       console.error('veil: the engine could not be started again', err);
       current?.stop();
       current = null;
@@ -702,6 +712,9 @@
       }
       [d, refusal] = await op('resolve', hd);
       if (d.error) throw toError(d.error);
+      // Kept before the caller's abort is heard: resolve's flag stays in
+      // the session, and an engine started after a loss resumes it.
+      setTrust(d.trust);
       if (d.outcome === 'block') signal?.throwIfAborted();
     }
     if (d.resolveError) console.warn(`veil: ${d.resolveError}; the call is blocked`);
@@ -744,6 +757,9 @@
       const [h] = await op('settle', { call: id, approved: ok });
       if (h.entry) emit('decision', freeze(h.entry));
       step();
+      // An approval the engine did not record (it was lost meanwhile)
+      // runs nothing: the caller hears the call failed.
+      if (ok && h.error) throw toError(h.error);
     }
     // The engine ends a call that will not run. A call outlives its
     // tool's unregistration once execute has started, not before.
@@ -757,6 +773,8 @@
       if (h.error) throw toError(h.error);
       return b;
     }
+    // The engine that decided the call is lost: execute does not start.
+    if (lost.aborted) throw failure();
     return new Promise((resolve, reject) => {
       const controller = new AbortController();
       let done = false;

@@ -13,6 +13,15 @@
     constructor(...args) {
       super(...args);
       workers.push(this);
+      // Before the runtime hears the message.
+      this.addEventListener("message", (e) => {
+        if (e.data?.ready) faults.onready?.(this);
+        else if (faults.onreply?.(this, e.data)) e.stopImmediatePropagation();
+      });
+    }
+    postMessage(message, ...rest) {
+      super.postMessage(message, ...rest);
+      faults.onpost?.(message);
     }
   };
   for (const k of ["instantiateStreaming", "instantiate"]) {
@@ -25,6 +34,18 @@
   }
 
   window.faults = {
+    /**
+     * onready, when set, runs with each Worker that says it is ready,
+     * before the runtime hears it; onreply with each Worker and each
+     * other message it sends, before the runtime hears it, and a true
+     * result drops the message (as if the worker died before sending it);
+     * onpost with each message the runtime posts to a Worker, once it is
+     * posted. A test that must act at an exact moment of the engine's
+     * life sets them.
+     */
+    onready: null,
+    onreply: null,
+    onpost: null,
     /** How many engines were started: Workers, or instances on this thread. */
     get engines() {
       return veil.mode === "worker" ? workers.length : instances.length;
