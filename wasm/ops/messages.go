@@ -155,8 +155,9 @@ type ConfigureReply struct {
 
 // StatsRequest is the Stats header.
 type StatsRequest struct {
-	// GC collects garbage first, so that HeapLiveBytes is what is live
-	// now rather than at the last collection.
+	// GC collects garbage first (twice, so that what sync.Pools keep is
+	// let go too), so that HeapLiveBytes is what is live now rather than
+	// at the last collection.
 	GC bool `json:"gc,omitempty"`
 }
 
