@@ -26,275 +26,45 @@ const minScrubLength = 4
 // still holds one after that many is emptied.
 const maxScrubRounds = 8
 
-// scrubSet collects what rule (d) removes: the strings and numbers the
-// view withholds.
-type scrubSet struct {
-	literals map[string]struct{}
-	numbers  map[string]struct{} // by numberKey
-	// digits are numbers found as written (sign aside) only: those whose
-	// value is shorter than their text.
-	digits map[string]struct{}
-	// noMin: values of any length join (a set for one string only).
-	noMin bool
-	// shadow, when set, gets every value added too.
-	shadow *scrubSet
-}
-
-// addString adds a withheld string: as a number when it is written as
-// one, else as itself.
-func (s *scrubSet) addString(v string) {
-	if s.shadow != nil {
-		s.shadow.addString(v)
-	}
-	if v == "" || v == referenceType {
-		return
-	}
-	if !s.noMin && (len(v) < minScrubLength || utf8.RuneCountInString(v) < minScrubLength) {
-		// Too short to be specific, or the protocol's own word, which
-		// rule (c) looks after.
-		return
-	}
-	if isNumber(v) {
-		s.addNumber(v)
-		return
-	}
-	if s.literals == nil {
-		s.literals = map[string]struct{}{}
-	}
-	s.literals[v] = struct{}{}
-}
-
-// addNumber adds a withheld number, written as isNumber accepts.
-func (s *scrubSet) addNumber(text string) {
-	if s.shadow != nil {
-		s.shadow.addNumber(text)
-	}
-	digits := len(text)
-	if text != "" && text[0] == '-' {
-		digits--
-	}
-	if digits < minScrubLength && !s.noMin {
-		return
-	}
-	key := numberKey(nil, text)
-	if plainLength(key) < minScrubLength && !s.noMin {
-		if s.digits == nil {
-			s.digits = map[string]struct{}{}
-		}
-		s.digits[strings.TrimPrefix(text, "-")] = struct{}{}
-		return
-	}
-	if s.numbers == nil {
-		s.numbers = map[string]struct{}{}
-	}
-	s.numbers[string(key)] = struct{}{}
-}
-
-// plainLength is how many characters the number of key takes written
-// plainly, as JavaScript writes it (exponents from 1e21 on).
-func plainLength(key []byte) int {
-	e := strings.IndexByte(string(key), 'e')
-	if e < 0 {
-		return 1 // zero
-	}
-	digits := e
-	exp := 0
-	neg := false
-	for _, c := range key[e+1:] {
-		if c == '-' {
-			neg = true
-			continue
-		}
-		exp = min(exp*10+int(c-'0'), 1<<20)
-	}
-	switch {
-	case neg || exp == 0:
-		return 2 + exp + digits // 0.000ddd
-	case exp > 21:
-		return digits + 4 // d.ddde+NN, at least
-	case digits <= exp:
-		return exp
-	default:
-		return digits + 1
-	}
-}
-
-// scrubber removes the values of a scrubSet from the strings the agent
-// gets.
-//
-// Most strings hold none, so finding one must be cheap: a literal is
-// found through a bloom filter over the four-byte window it starts with,
-// and numbers by value only where the set has any. Only a string with an
-// escape in it is decoded.
+// scrubber removes the values of one or more scrubSets (the view's own,
+// and the session's) from the strings the agent gets.
 type scrubber struct {
-	long    map[uint32][]string // literals by their first four bytes, longest first
-	bloom   []uint64
-	short   []string // literals under four bytes (of a set for one string)
-	numbers map[string]struct{}
-	digits  map[string]struct{}
-	// plus: a literal holds a space, so a plus sign in a query string can
+	sets []*scrubSet // those with needles
+	// any: some set has needles; exact, skel and numbers: some set has
+	// needles of that kind.
+	any, exact, skel, numbers bool
+	// plus: a value holds a space, so a plus sign in a query string can
 	// stand for it.
 	plus bool
-	any  bool
 	// gap is the widest window of escapes a match can lie in (windows).
 	gap int
-	// escapy: a literal holds a byte that starts an escape, so decodeAll
+	// escapy: a value holds a byte that starts an escape, so decodeAll
 	// cannot stand in for decodings past their bounds.
 	escapy bool
 }
 
-// Finding literals costs at most matchBudget times a text's length, and
-// matchSlack, in bytes compared. Withheld values that share long
-// prefixes could make it quadratic; past the budget the text fails
-// closed.
-const (
-	matchBudget = 1024
-	matchSlack  = 64 << 10
-)
-
-const bloomBits = 1 << 16
-
-func window(s string, i int) uint32 {
-	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
-}
-
-func bloomIndex(w uint32) uint32 { return (w * 2654435761) >> (32 - 16) }
-
-func newScrubber(set *scrubSet) *scrubber {
-	s := &scrubber{numbers: set.numbers, digits: set.digits, gap: 64 + maxEscapeLength}
-	s.any = len(set.literals) > 0 || len(set.numbers) > 0 || len(set.digits) > 0
-	for x := range set.literals {
-		s.gap = max(s.gap, len(x)+maxEscapeLength)
-		s.plus = s.plus || strings.IndexByte(x, ' ') >= 0
-		s.escapy = s.escapy || hasEscapes(x, true)
-		if len(x) < 4 {
-			s.short = append(s.short, x)
+// newScrubber returns a scrubber of the sets given; nil ones are none.
+func newScrubber(sets ...*scrubSet) *scrubber {
+	s := &scrubber{gap: 64 + maxEscapeLength}
+	for _, set := range sets {
+		if set.empty() {
 			continue
 		}
-		if s.long == nil {
-			s.long = map[uint32][]string{}
-			s.bloom = make([]uint64, bloomBits/64)
+		s.sets = append(s.sets, set)
+		s.any = true
+		s.exact = s.exact || set.exact.n > 0
+		s.skel = s.skel || set.skel.n > 0
+		s.numbers = s.numbers || len(set.numbers) > 0 || len(set.digits) > 0
+		s.plus = s.plus || set.plus
+		s.escapy = s.escapy || set.escapy
+		// A skeleton match may have a separator between every two of
+		// its characters.
+		s.gap = max(s.gap, set.exact.longest+maxEscapeLength, 2*set.skel.longest+maxEscapeLength)
+		for _, x := range set.short {
+			s.plus = s.plus || strings.IndexByte(x, ' ') >= 0
 		}
-		w := window(x, 0)
-		s.long[w] = append(s.long[w], x)
-		bi := bloomIndex(w)
-		s.bloom[bi/64] |= 1 << (bi % 64)
-	}
-	for _, l := range s.long {
-		slices.SortFunc(l, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	}
 	return s
-}
-
-// literalAt returns the length of the longest withheld literal at
-// str[i:], or 0, and charges what it compares to budget.
-func (s *scrubber) literalAt(str string, i int, budget *int) int {
-	if s.long == nil || i+4 > len(str) {
-		return 0
-	}
-	w := window(str, i)
-	bi := bloomIndex(w)
-	if s.bloom[bi/64]&(1<<(bi%64)) == 0 {
-		return 0
-	}
-	rest := str[i:]
-	for _, p := range s.long[w] {
-		// Charge what is compared: the bytes the two share, and one.
-		k := 4
-		for k < len(p) && k < len(rest) && p[k] == rest[k] {
-			k++
-		}
-		*budget -= k + 1
-		if k == len(p) {
-			return len(p)
-		}
-	}
-	return 0
-}
-
-// findLiteral returns where the first withheld literal in str at or
-// after from starts, and the length of the longest one there; -1 when
-// there is none. It slides a four-byte window over str and looks closer
-// only where the bloom filter lets a literal start. ok is false when the
-// budget ran out.
-func (s *scrubber) findLiteral(str string, from int, budget *int) (i, m int, ok bool) {
-	n := len(str)
-	if s.long == nil || n-from < 4 {
-		return -1, 0, true
-	}
-	w := (uint32(str[from]) | uint32(str[from+1])<<8 | uint32(str[from+2])<<16) << 8
-	for i := from; i+4 <= n; i++ {
-		w = w>>8 | uint32(str[i+3])<<24
-		bi := bloomIndex(w)
-		if s.bloom[bi/64]&(1<<(bi%64)) != 0 {
-			m := s.literalAt(str, i, budget)
-			if *budget < 0 {
-				return -1, 0, false
-			}
-			if m > 0 {
-				return i, m, true
-			}
-		}
-	}
-	return -1, 0, true
-}
-
-// isWithheldNumber reports whether the number written text (as isNumber
-// accepts) has the value of a withheld one.
-func (s *scrubber) isWithheldNumber(text string) bool {
-	if len(s.digits) > 0 {
-		if _, ok := s.digits[strings.TrimPrefix(text, "-")]; ok {
-			return true
-		}
-	}
-	if len(s.numbers) == 0 {
-		return false
-	}
-	var buf [64]byte
-	_, ok := s.numbers[string(numberKey(buf[:0], text))]
-	return ok
-}
-
-// eachMatch calls f with the span of every withheld value written in
-// text as it is, literals and numbers; f returns false to stop. It
-// reports false when finding them cost more than the budget.
-func (s *scrubber) eachMatch(text string, f func(a, b int) bool) bool {
-	budget := matchBudget*len(text) + matchSlack
-	for from := 0; ; {
-		i, m, ok := s.findLiteral(text, from, &budget)
-		if !ok {
-			return false
-		}
-		if i < 0 {
-			break
-		}
-		if !f(i, i+m) {
-			return true
-		}
-		from = i + m
-	}
-	for _, x := range s.short {
-		for from := 0; ; {
-			i := strings.Index(text[from:], x)
-			if i < 0 {
-				break
-			}
-			if !f(from+i, from+i+len(x)) {
-				return true
-			}
-			from += i + len(x)
-		}
-	}
-	if len(s.numbers) > 0 || len(s.digits) > 0 {
-		stop := false
-		numbers(text, func(a, b int) bool {
-			if s.isWithheldNumber(text[a:b]) {
-				stop = !f(a, b)
-			}
-			return !stop
-		})
-	}
-	return true
 }
 
 // contains reports whether str holds a withheld value in any decoding,

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -299,25 +300,59 @@ func TestOriginUnknownRejectsReferences(t *testing.T) {
 }
 
 // TestScrubberMatchesNaive holds the scrubber's windowed search, on text
-// with nothing to decode, to a plain one: at each position, drop the
-// longest withheld string there, and again until nothing changes.
+// with nothing to decode, to a plain one. Each round drops, left to
+// right, the longest value written there as it is (ASCII case aside) for
+// values with a short skeleton, and the longest whose skeleton starts at
+// a character there for the others (the span of the characters it takes),
+// both searched in the text the round started with; again until nothing
+// changes.
 func TestScrubberMatchesNaive(t *testing.T) {
 	naive := func(secrets []string, str string) (string, int) {
 		for rounds := 0; ; rounds++ {
-			var b strings.Builder
+			drop := make([]bool, len(str))
+			lower := strings.ToLower(str)
 			for i := 0; i < len(str); {
 				best := 0
 				for _, x := range secrets {
-					if len(x) > best && strings.HasPrefix(str[i:], x) {
+					if len(skeleton(x)) < minSkeleton && len(x) > best && strings.HasPrefix(lower[i:], strings.ToLower(x)) {
 						best = len(x)
 					}
 				}
-				if best > 0 {
-					i += best
+				for k := range best {
+					drop[i+k] = true
+				}
+				i += max(best, 1)
+			}
+			for i := 0; i < len(str); {
+				end := -1
+				if skeleton(str[i:i+utf8RuneLen(str, i)]) != "" {
+					for _, x := range secrets {
+						sk := skeleton(x)
+						if len(sk) < minSkeleton {
+							continue
+						}
+						for j := i; j <= len(str); j++ {
+							if skeleton(str[i:j]) == sk {
+								end = max(end, j)
+								break
+							}
+						}
+					}
+				}
+				if end < 0 {
+					i += utf8RuneLen(str, i)
 					continue
 				}
-				b.WriteByte(str[i])
-				i++
+				for k := i; k < end; k++ {
+					drop[k] = true
+				}
+				i = end
+			}
+			var b strings.Builder
+			for i := range len(str) {
+				if !drop[i] {
+					b.WriteByte(str[i])
+				}
 			}
 			if b.String() == str {
 				return str, rounds
@@ -353,4 +388,9 @@ func TestScrubberMatchesNaive(t *testing.T) {
 		assert.Equal(t, want != str, changed)
 		assert.Equal(t, want != str, s.contains(str), "contains(%q) of %q", str, secrets)
 	}
+}
+
+func utf8RuneLen(s string, i int) int {
+	_, n := utf8.DecodeRuneInString(s[i:])
+	return n
 }

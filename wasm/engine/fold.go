@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// This file folds a text to its skeleton: what a reader compares when
+// case, accents, compatibility forms, separators and invisible characters
+// do not matter. The skeleton of "4111-1111 1111\u00ad1111" is
+// "4111111111111111", of "Müller#4471" "muller4471", of "ＡＢＣ１２"
+// "abc12". Rule (d) finds a withheld value wherever its skeleton stands in
+// another text's skeleton (match.go): another case, digits grouped by
+// spaces or dashes, a soft hyphen or zero-width space a mail template put
+// in, NFD against NFC, fullwidth forms.
+//
+// A character's skeleton is its NFKD decomposition less everything but
+// letters and digits (marks, format characters, spaces, punctuation and
+// symbols go), each letter folded to the smallest of its case variants.
+// Every character folds on its own, so the skeleton of a text is the
+// skeletons of its characters one after the other, and a span of the
+// skeleton maps back to a span of the text.
+
+// foldASCII is the skeleton of each ASCII byte: a lower-case letter or a
+// digit, or 0 when the byte has none.
+var foldASCII = func() (t [utf8.RuneSelf]byte) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c)
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = byte(c)
+		t[c-'a'+'A'] = byte(c)
+	}
+	return t
+}()
+
+// appendFoldRune appends to b the skeleton of the character that starts
+// at s[i], which is not ASCII, and returns the index just past it.
+func appendFoldRune(b []byte, s string, i int) ([]byte, int) {
+	_, n := utf8.DecodeRuneInString(s[i:])
+	d := norm.NFKD.PropertiesString(s[i : i+n]).Decomposition()
+	if d == nil {
+		return appendFoldChar(b, s[i:i+n]), i + n
+	}
+	for k := 0; k < len(d); {
+		r, m := utf8.DecodeRune(d[k:])
+		if r < utf8.RuneSelf {
+			if c := foldASCII[r]; c != 0 {
+				b = append(b, c)
+			}
+		} else {
+			b = appendFoldChar(b, string(d[k:k+m]))
+		}
+		k += m
+	}
+	return b, i + n
+}
+
+// appendFoldChar appends the skeleton of one decomposed character: the
+// letter or digit in its smallest case, or nothing.
+func appendFoldChar(b []byte, ch string) []byte {
+	r, _ := utf8.DecodeRuneInString(ch)
+	if r < utf8.RuneSelf {
+		if c := foldASCII[r]; c != 0 {
+			b = append(b, c)
+		}
+		return b
+	}
+	if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		return b
+	}
+	return utf8.AppendRune(b, caseFold(r))
+}
+
+// caseFold returns the smallest rune of r's case orbit: Σ, σ and ς fold
+// to one, as K and the Kelvin sign do.
+func caseFold(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return least
+}
+
+// skeleton returns the skeleton of s.
+func skeleton(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if f := foldASCII[c]; f != 0 {
+				b = append(b, f)
+			}
+			i++
+			continue
+		}
+		b, i = appendFoldRune(b, s, i)
+	}
+	return string(b)
+}
+
+// isDigitRune reports whether the character at s[i:] is a decimal digit
+// of any script (fullwidth digits are too).
+func isDigitRune(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	if s[i] < utf8.RuneSelf {
+		return isDigit(s[i])
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsDigit(r)
+}
+
+// digitBefore reports whether the character that ends at s[i] is a
+// decimal digit.
+func digitBefore(s string, i int) bool {
+	if i <= 0 {
+		return false
+	}
+	if s[i-1] < utf8.RuneSelf {
+		return isDigit(s[i-1])
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsDigit(r)
+}

@@ -1,0 +1,443 @@
+package engine
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file keeps the values rule (d) removes, as it looks for them: a
+// scrubSet. A set keeps no value. Each value becomes needles, each kept
+// as the keyed hash of the four bytes it starts with, its length and the
+// keyed hash of all its bytes:
+//
+//   - its skeleton (fold.go), for a value whose skeleton has
+//     minSkeleton bytes or more: found in another case, with separators
+//     or invisible characters inside, in another Unicode form;
+//   - its bytes as written, ASCII letters in lower case, for a shorter
+//     one ("tok>91");
+//   - a number by its value (number.go).
+//
+// The session's set (session.go) holds every value a view withheld for
+// the life of the page, past the hold of the vault, which is why it holds
+// hashes: what it keeps cannot be read back.
+
+// hashSeed keys every hash of the package's sets; mixKey keys the bloom
+// filters' index.
+var (
+	hashSeed = maphash.MakeSeed()
+	mixKey   = uint32(maphash.String(hashSeed, "bloom"))
+)
+
+// minSkeleton is the fewest skeleton bytes a value needs to be found by
+// its skeleton: "hunter-2" and "Ada Lovelace" are, "tok>91" (tok91) only
+// as written.
+const minSkeleton = 6
+
+// scrubSet collects what rule (d) removes: the strings and numbers a view
+// withholds, and, in the session's set, every one withheld before.
+type scrubSet struct {
+	exact, skel needleTable
+	numbers     map[uint64]struct{} // keyed hashes of numberKey
+	// digits are numbers found as written (sign aside) only: those whose
+	// value is shorter than their text. Keyed hashes of the digits.
+	digits map[uint64]struct{}
+	// short are values under four bytes, of a set for one string only
+	// (noMin), which live as long as its view.
+	short []string
+	// noMin: values of any length join (a set for one string only).
+	noMin bool
+	// plus: a value holds a space, so a plus sign in a query string can
+	// stand for it. escapy: a value holds a byte that starts an escape, so
+	// decodeAll cannot stand in for decodings past their bounds.
+	plus, escapy bool
+	// shadow, when set, gets every value added too.
+	shadow *scrubSet
+}
+
+// empty reports whether the set has nothing to look for.
+func (s *scrubSet) empty() bool {
+	return s == nil || s.exact.n == 0 && s.skel.n == 0 && len(s.numbers) == 0 && len(s.digits) == 0 && len(s.short) == 0
+}
+
+// needles counts what the set holds.
+func (s *scrubSet) needles() int {
+	return s.exact.n + s.skel.n + len(s.numbers) + len(s.digits) + len(s.short)
+}
+
+// addString adds a withheld string: as a number when it is written as
+// one, else as itself.
+func (s *scrubSet) addString(v string) {
+	if s.shadow != nil {
+		s.shadow.addString(v)
+	}
+	if v == "" || v == referenceType {
+		return
+	}
+	if !s.noMin && (len(v) < minScrubLength || utf8.RuneCountInString(v) < minScrubLength) {
+		// Too short to be specific, or the protocol's own word, which
+		// rule (c) looks after.
+		return
+	}
+	if isNumber(v) {
+		s.addNumber(v)
+		return
+	}
+	s.addText(v)
+	for _, tok := range tokens(v) {
+		s.addText(tok)
+	}
+}
+
+// addText adds one text: by its skeleton when that is long enough to be
+// specific, else as written.
+func (s *scrubSet) addText(v string) {
+	s.plus = s.plus || strings.IndexByte(v, ' ') >= 0
+	s.escapy = s.escapy || hasEscapes(v, true)
+	if sk := skeleton(v); len(sk) >= minSkeleton {
+		s.skel.add(sk, allDigits(sk), edge(v, false), edge(v, true))
+		return
+	}
+	if len(v) < 4 {
+		s.short = append(s.short, v)
+		return
+	}
+	var buf [64]byte
+	s.exact.add(string(appendLower(buf[:0], v)), false, 0, 0)
+}
+
+// addNumber adds a withheld number, written as isNumber accepts.
+func (s *scrubSet) addNumber(text string) {
+	if s.shadow != nil {
+		s.shadow.addNumber(text)
+	}
+	digits := len(text)
+	if text != "" && text[0] == '-' {
+		digits--
+	}
+	if digits < minScrubLength && !s.noMin {
+		return
+	}
+	if plain := strings.TrimPrefix(text, "-"); len(plain) >= minSkeleton && allDigits(plain) {
+		// A long integer is found with its digits grouped, too: a card
+		// number as "4111 1111 1111 1111".
+		s.skel.add(plain, true, 0, 0)
+	}
+	var buf [64]byte
+	key := numberKey(buf[:0], text)
+	if plainLength(key) < minScrubLength && !s.noMin {
+		if s.digits == nil {
+			s.digits = map[uint64]struct{}{}
+		}
+		s.digits[maphash.String(hashSeed, strings.TrimPrefix(text, "-"))] = struct{}{}
+		return
+	}
+	if s.numbers == nil {
+		s.numbers = map[uint64]struct{}{}
+	}
+	s.numbers[maphash.Bytes(hashSeed, key)] = struct{}{}
+}
+
+// merge adds every needle of o to s.
+func (s *scrubSet) merge(o *scrubSet) {
+	s.exact.merge(&o.exact)
+	s.skel.merge(&o.skel)
+	for h := range o.numbers {
+		if s.numbers == nil {
+			s.numbers = map[uint64]struct{}{}
+		}
+		s.numbers[h] = struct{}{}
+	}
+	for h := range o.digits {
+		if s.digits == nil {
+			s.digits = map[uint64]struct{}{}
+		}
+		s.digits[h] = struct{}{}
+	}
+	s.plus = s.plus || o.plus
+	s.escapy = s.escapy || o.escapy
+}
+
+// plainLength is how many characters the number of key takes written
+// plainly, as JavaScript writes it (exponents from 1e21 on).
+func plainLength(key []byte) int {
+	e := strings.IndexByte(string(key), 'e')
+	if e < 0 {
+		return 1 // zero
+	}
+	digits := e
+	exp := 0
+	neg := false
+	for _, c := range key[e+1:] {
+		if c == '-' {
+			neg = true
+			continue
+		}
+		exp = min(exp*10+int(c-'0'), 1<<20)
+	}
+	switch {
+	case neg || exp == 0:
+		return 2 + exp + digits // 0.000ddd
+	case exp > 21:
+		return digits + 4 // d.ddde+NN, at least
+	case digits <= exp:
+		return exp
+	default:
+		return digits + 1
+	}
+}
+
+// edge counts the characters at the start of v (or its end) whose
+// skeleton is empty.
+func edge(v string, end bool) int {
+	n := 0
+	for len(v) > 0 {
+		var r string
+		if end {
+			_, k := utf8.DecodeLastRuneInString(v)
+			r, v = v[len(v)-k:], v[:len(v)-k]
+		} else {
+			_, k := utf8.DecodeRuneInString(v)
+			r, v = v[:k], v[k:]
+		}
+		if skeleton(r) != "" {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// lowerASCII maps each byte to itself, ASCII capitals to lower case.
+var lowerASCII = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = byte(c - 'A' + 'a')
+	}
+	return t
+}()
+
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		b = append(b, lowerASCII[s[i]])
+	}
+	return b
+}
+
+// minToken and maxTokenText bound tokens: the words of a long withheld
+// text that are specific enough to find alone.
+const (
+	minToken   = 8
+	minTokened = 24
+)
+
+// tokens returns the words of a long withheld text (one the view withheld
+// whole, say) that look like what a later output may quote alone: runs of
+// minToken or more characters with no space, holding a digit or an @,
+// trimmed of punctuation at their ends. A key, an id, an e-mail address
+// or a card number in a paragraph is found by itself; ordinary words are
+// not, so that withholding a paragraph does not strip them from every
+// later output.
+func tokens(v string) []string {
+	if len(v) < minTokened || strings.IndexAny(v, " \t\n\r") < 0 {
+		return nil
+	}
+	var out []string
+	for _, w := range strings.Fields(v) {
+		w = strings.TrimFunc(w, func(r rune) bool { return strings.ContainsRune(`"'()[]{}<>,;:.!?`+"`", r) })
+		if len(w) >= minToken && strings.ContainsAny(w, "0123456789@") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// needleTable finds needles by the four bytes they start with: a bloom
+// filter over a keyed mix of those bytes, then a hash table keyed by
+// their keyed hash, whose chains list the needles that start so,
+// shortest first. It keeps no needle's bytes.
+type needleTable struct {
+	bloom []uint64
+	shift uint8 // an index is the top 32-shift bits of the mix
+	slots []slot
+	used  int
+	list  []needle
+	// n counts the needles; longest is the longest's length.
+	n, longest int
+}
+
+type slot struct {
+	key  uint64 // keyed hash of the four bytes; 0 for an empty slot
+	mix  uint32 // bloomMix of them, to grow the filter
+	head int32  // first needle, by index in list, plus one
+}
+
+type needle struct {
+	hash uint64
+	n    int32
+	// next is the next needle of the chain, plus one.
+	next int32
+	// digits: the needle is all digits, and matches only where no digit
+	// stands beside it, so that 12345678 is not found in 9123456789.
+	digits bool
+	// pre and post: a match takes up to this many characters with no
+	// skeleton before and after it too, so that "p@ss>word1" leaves no
+	// ">" behind where it stood.
+	pre, post uint8
+}
+
+// bloomMix scatters a four-byte window over the filter's bits.
+func bloomMix(w uint32) uint32 { return (w ^ mixKey) * 0x9e3779b1 }
+
+func windowKey(w uint32) uint64 {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], w)
+	if k := maphash.Bytes(hashSeed, b[:]); k != 0 {
+		return k
+	}
+	return 1
+}
+
+// window4 reads the four bytes at s[i] as one number.
+func window4(s string, i int) uint32 {
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+}
+
+// mayStart reports whether some needle may start with window w.
+func (t *needleTable) mayStart(w uint32) bool {
+	if t.n == 0 {
+		return false
+	}
+	bi := bloomMix(w) >> t.shift
+	return t.bloom[bi/64]&(1<<(bi%64)) != 0
+}
+
+// chain returns the first needle that starts with w, plus one; 0 for
+// none.
+func (t *needleTable) chain(w uint32) int32 {
+	key := windowKey(w)
+	mask := len(t.slots) - 1
+	for i := int(key) & mask; ; i = (i + 1) & mask {
+		switch t.slots[i].key {
+		case key:
+			return t.slots[i].head
+		case 0:
+			return 0
+		}
+	}
+}
+
+// add adds needle v (its bytes as the scan sees them); pre and post
+// count the characters of the value before and after it that it does not
+// hold (a skeleton's punctuation at the value's ends).
+func (t *needleTable) add(v string, digits bool, pre, post int) {
+	w := window4(v, 0)
+	t.insertKeyed(slot{key: windowKey(w), mix: bloomMix(w)}, needle{hash: maphash.String(hashSeed, v), n: int32(len(v)), digits: digits, pre: uint8(min(pre, 255)), post: uint8(min(post, 255))})
+}
+
+func (t *needleTable) growSlots() {
+	old := t.slots
+	t.slots = make([]slot, 2*len(old))
+	mask := len(t.slots) - 1
+	for _, sl := range old {
+		if sl.key == 0 {
+			continue
+		}
+		i := int(sl.key) & mask
+		for t.slots[i].key != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = sl
+	}
+}
+
+// growBloom doubles the filter until it has sixteen bits a needle.
+func (t *needleTable) growBloom() {
+	for t.n*16 > len(t.bloom)*64 && t.shift > 32-24 {
+		t.shift--
+		t.bloom = make([]uint64, len(t.bloom)*2)
+	}
+	for _, sl := range t.slots {
+		if sl.key != 0 {
+			bi := sl.mix >> t.shift
+			t.bloom[bi/64] |= 1 << (bi % 64)
+		}
+	}
+}
+
+// merge adds every needle of o to t.
+func (t *needleTable) merge(o *needleTable) {
+	for _, sl := range o.slots {
+		if sl.key == 0 {
+			continue
+		}
+		for k := sl.head; k != 0; k = o.list[k-1].next {
+			nd := &o.list[k-1]
+			t.insertKeyed(sl, *nd)
+		}
+	}
+}
+
+// insertKeyed adds a needle whose window is known by its key and mix,
+// from the slot it has here or in another table.
+func (t *needleTable) insertKeyed(from slot, nd needle) {
+	if t.slots == nil {
+		t.slots = make([]slot, 16)
+		t.shift = 32 - 10
+		t.bloom = make([]uint64, 1<<10/64)
+	}
+	if 2*(t.used+1) > len(t.slots) {
+		t.growSlots()
+	}
+	mask := len(t.slots) - 1
+	i := int(from.key) & mask
+	for t.slots[i].key != 0 && t.slots[i].key != from.key {
+		i = (i + 1) & mask
+	}
+	sl := &t.slots[i]
+	if sl.key == 0 {
+		*sl = slot{key: from.key, mix: from.mix}
+		t.used++
+	}
+	prev := int32(0)
+	for k := sl.head; k != 0; k = t.list[k-1].next {
+		x := &t.list[k-1]
+		if x.n == nd.n && x.hash == nd.hash {
+			x.pre, x.post = max(x.pre, nd.pre), max(x.post, nd.post)
+			return
+		}
+		if x.n > nd.n {
+			break
+		}
+		prev = k
+	}
+	nd.next = 0
+	t.list = append(t.list, nd)
+	k := int32(len(t.list))
+	if prev == 0 {
+		t.list[k-1].next = sl.head
+		sl.head = k
+	} else {
+		t.list[k-1].next = t.list[prev-1].next
+		t.list[prev-1].next = k
+	}
+	t.n++
+	t.longest = max(t.longest, int(nd.n))
+	if t.n*16 > len(t.bloom)*64 && t.shift > 32-24 {
+		t.growBloom()
+	}
+	bi := sl.mix >> t.shift
+	t.bloom[bi/64] |= 1 << (bi % 64)
+}
