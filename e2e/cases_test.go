@@ -41,17 +41,26 @@ func loadCases(t *testing.T) []*corpus.Case {
 }
 
 // pageSpec is what conformance.js needs of a case: its tool and what
-// execute returns or throws, as JavaScript expressions. JSON files are
-// handed over as JSON.parse of their text, as the engine's test reads
-// them.
+// execute returns or throws, as JavaScript expressions, and its earlier
+// calls. JSON files are handed over as JSON.parse of their text, as the
+// engine's test reads them.
 type pageSpec struct {
-	Name        string  `json:"name"`
-	Tool        string  `json:"tool"`
-	Input       string  `json:"input"`
-	Returns     *string `json:"returns,omitempty"`
-	Throws      *string `json:"throws,omitempty"`
-	Fixture     *string `json:"fixture,omitempty"`
-	Passthrough bool    `json:"passthrough"`
+	Name        string        `json:"name"`
+	Tool        string        `json:"tool"`
+	Input       string        `json:"input"`
+	Returns     *string       `json:"returns,omitempty"`
+	Throws      *string       `json:"throws,omitempty"`
+	Fixture     *string       `json:"fixture,omitempty"`
+	Passthrough bool          `json:"passthrough"`
+	Earlier     []earlierSpec `json:"earlier,omitempty"`
+}
+
+// earlierSpec is one of a case's earlier calls: its whole tool and what
+// execute returns, as JavaScript expressions, and the input as JSON.
+type earlierSpec struct {
+	Tool    string `json:"tool"`
+	Input   string `json:"input"`
+	Returns string `json:"returns"`
 }
 
 func spec(c *corpus.Case) pageSpec {
@@ -60,7 +69,11 @@ func spec(c *corpus.Case) pageSpec {
 		s := jsonParse(*c.Returns)
 		returns = &s
 	}
-	return pageSpec{c.Name, jsonParse(c.Definition()), c.Input, returns, c.ThrowsJS, c.Fixture, c.Passthrough}
+	var earlier []earlierSpec
+	for _, e := range c.Earlier {
+		earlier = append(earlier, earlierSpec{jsonParse(e.Definition()), e.Input, jsonParse(e.Returns)})
+	}
+	return pageSpec{c.Name, jsonParse(c.Definition()), c.Input, returns, c.ThrowsJS, c.Fixture, c.Passthrough, earlier}
 }
 
 // jsonParse is a JavaScript expression for the value of a JSON text.
@@ -77,6 +90,9 @@ type callResult struct {
 	Same       *bool    `json:"same"`
 	Error      *jsError `json:"error"`
 	Calls      int      `json:"calls"`
+	// Earlier are the case's earlier calls through the same path, made
+	// in order right before this one.
+	Earlier []*callResult `json:"earlier"`
 	// event is the WebMCP.toolResponded event as the browser sent it, for
 	// the DevTools path.
 	event string
@@ -173,7 +189,8 @@ type caseRun struct {
 }
 
 // runCases opens the conformance page of the run, registers every case's
-// tool and calls each through every path.
+// tool and its earlier tools, and calls each through every path, the
+// earlier tools in order right before the case's own.
 func runCases(t *testing.T, run pageRun, cases []*corpus.Case) *caseRun {
 	tb := openTab(t, run.b())
 	if run.native {
@@ -222,7 +239,8 @@ func runCases(t *testing.T, run pageRun, cases []*corpus.Case) *caseRun {
 }
 
 // invokeAll calls every case's tool over the DevTools protocol, one after
-// the other, as an agent that drives the browser does.
+// the other, each right after the case's earlier tools, in order, as an
+// agent that drives the browser does.
 //
 // The WebMCP.toolResponded events are read as the browser sent them, not
 // through cdproto's decoder: Chromium sends a lone surrogate in a tool's
@@ -238,56 +256,25 @@ func (tb *tab) invokeAll(cases []*corpus.Case) map[string]*callResult {
 	require.NoError(tb.t, err, "WebMCP.enable")
 	events, stop := chromedp.FromContext(tb.ctx).Target.Subscribe(webmcp.ToolResponded.Method)
 	defer stop()
+	invoke := func(name, input string) *callResult {
+		return tb.invokeRaw(frame.FrameTree.Frame.ID, events, name, input)
+	}
 	out := map[string]*callResult{}
 	outputs := map[string]string{}
 	for _, c := range cases {
 		if _, ok := c.Skip[pathDevTools]; ok {
 			continue
 		}
-		res, err := chromedp.Call(tb.ctx, webmcp.InvokeTool, webmcp.InvokeToolParams{
-			FrameID:  frame.FrameTree.Frame.ID,
-			ToolName: c.Name,
-			Input:    jsonv2.Value(c.Input),
-		})
-		if err != nil {
-			out[c.Name] = &callResult{Error: &jsError{Name: "DevToolsError", Message: err.Error()}}
-			continue
+		earlier := make([]*callResult, len(c.Earlier))
+		for i, e := range c.Earlier {
+			earlier[i] = invoke(e.Name, e.Input)
 		}
-		for {
-			var raw []byte
-			select {
-			case v, ok := <-events:
-				require.True(tb.t, ok, "the WebMCP.toolResponded events ended")
-				raw = v
-			case <-tb.ctx.Done():
-				require.NoError(tb.t, tb.ctx.Err(), "waiting for WebMCP.toolResponded of %q", c.Name)
-			}
-			// encoding/json takes a lone surrogate escape; Output keeps
-			// the bytes.
-			var ev struct {
-				InvocationID string          `json:"invocationId"`
-				Status       string          `json:"status"`
-				ErrorText    string          `json:"errorText"`
-				Output       json.RawMessage `json:"output"`
-				Exception    struct {
-					ObjectID string `json:"objectId"`
-				} `json:"exception"`
-			}
-			require.NoError(tb.t, json.Unmarshal(raw, &ev), "decoding WebMCP.toolResponded: %s", raw)
-			if ev.InvocationID != string(res.InvocationID) {
-				continue
-			}
-			r := &callResult{event: withoutBrowserIDs(string(raw), ev.InvocationID, ev.Exception.ObjectID), OK: ev.Status == string(webmcp.InvocationStatusCompleted), Type: "string"}
-			if r.OK {
-				// The output as JSON: see assertDevToolsOutput.
-				r.Value = string(ev.Output)
-				outputs[c.Name] = r.Value
-			} else {
-				r.Error = &jsError{Name: ev.Status, Message: ev.ErrorText}
-			}
-			out[c.Name] = r
-			break
+		r := invoke(c.Name, c.Input)
+		r.Earlier = earlier
+		if r.OK {
+			outputs[c.Name] = r.Value
 		}
+		out[c.Name] = r
 	}
 	judged := eval[map[string]struct {
 		WellFormed bool  `json:"wellFormed"`
@@ -297,6 +284,53 @@ func (tb *tab) invokeAll(cases []*corpus.Case) map[string]*callResult {
 		out[name].WellFormed, out[name].Same = j.WellFormed, j.Same
 	}
 	return out
+}
+
+// invokeRaw calls one tool over the DevTools protocol and waits for its
+// WebMCP.toolResponded among the events.
+func (tb *tab) invokeRaw(frameID cdp.FrameID, events <-chan jsonv2.Value, name, input string) *callResult {
+	tb.t.Helper()
+	res, err := chromedp.Call(tb.ctx, webmcp.InvokeTool, webmcp.InvokeToolParams{
+		FrameID:  frameID,
+		ToolName: name,
+		Input:    jsonv2.Value(input),
+	})
+	if err != nil {
+		return &callResult{Error: &jsError{Name: "DevToolsError", Message: err.Error()}}
+	}
+	for {
+		var raw []byte
+		select {
+		case v, ok := <-events:
+			require.True(tb.t, ok, "the WebMCP.toolResponded events ended")
+			raw = v
+		case <-tb.ctx.Done():
+			require.NoError(tb.t, tb.ctx.Err(), "waiting for WebMCP.toolResponded of %q", name)
+		}
+		// encoding/json takes a lone surrogate escape; Output keeps the
+		// bytes.
+		var ev struct {
+			InvocationID string          `json:"invocationId"`
+			Status       string          `json:"status"`
+			ErrorText    string          `json:"errorText"`
+			Output       json.RawMessage `json:"output"`
+			Exception    struct {
+				ObjectID string `json:"objectId"`
+			} `json:"exception"`
+		}
+		require.NoError(tb.t, json.Unmarshal(raw, &ev), "decoding WebMCP.toolResponded: %s", raw)
+		if ev.InvocationID != string(res.InvocationID) {
+			continue
+		}
+		r := &callResult{event: withoutBrowserIDs(string(raw), ev.InvocationID, ev.Exception.ObjectID), OK: ev.Status == string(webmcp.InvocationStatusCompleted), Type: "string"}
+		if r.OK {
+			// The output as JSON: see assertDevToolsOutput.
+			r.Value = string(ev.Output)
+		} else {
+			r.Error = &jsError{Name: ev.Status, Message: ev.ErrorText}
+		}
+		return r
+	}
 }
 
 // withoutBrowserIDs replaces the ids the browser made up for an event
@@ -313,17 +347,40 @@ func withoutBrowserIDs(event string, ids ...string) string {
 	return event
 }
 
+// seen is what an agent could read of a call: for the DevTools path, the
+// whole event, exception and all.
+func (r *callResult) seen() string {
+	switch {
+	case r.event != "":
+		return r.event
+	case r.Error != nil:
+		return r.Error.Name + ": " + r.Error.Message
+	}
+	return r.Value
+}
+
+// checkEarlier checks the case's earlier calls through one path: each ran
+// and resolved, and none of the case's absent strings is in what an agent
+// could read of it.
+func checkEarlier(t *testing.T, c *corpus.Case, path string, r *callResult) {
+	require.Len(t, r.Earlier, len(c.Earlier), "results of the earlier calls")
+	for i, e := range c.Earlier {
+		er := r.Earlier[i]
+		what := fmt.Sprintf("%s's earlier call %d (%s) through %s", c.Name, i, e.Name, path)
+		require.NotNil(t, er, "no result of %s", what)
+		for _, s := range c.Absent {
+			assertWithheld(t, er.seen(), s, what)
+		}
+		require.True(t, er.OK, "%s failed: %+v", what, er.Error)
+		if path != pathDevTools {
+			assert.Equal(t, 1, er.Calls, "calls of execute of %s", what)
+		}
+	}
+}
+
 // checkCall checks one call of a case's tool through one path.
 func checkCall(t *testing.T, c *corpus.Case, path string, r *callResult, o oracleResult) {
-	// What an agent could read of the call: for the DevTools path, the
-	// whole event, exception and all.
-	seen := r.Value
-	if r.Error != nil {
-		seen = r.Error.Name + ": " + r.Error.Message
-	}
-	if r.event != "" {
-		seen = r.event
-	}
+	seen := r.seen()
 	for _, s := range c.Absent {
 		assertWithheld(t, seen, s, c.Name+" through "+path)
 	}
@@ -466,6 +523,7 @@ func checkCase(t *testing.T, got *caseRun, c *corpus.Case) {
 			}
 			r := got.results[path][c.Name]
 			require.NotNil(t, r, "no result")
+			checkEarlier(t, c, path, r)
 			checkCall(t, c, path, r, got.oracle[c.Name])
 		})
 	}

@@ -39,16 +39,28 @@
 //	              rewrites it
 //	skip-paths    lines "path: reason" naming an agent path of the browser
 //	              suite on which the case cannot be observed
+//	earlier.json  calls made before the case's own, in order, on the same
+//	              page and through the same path, as a JSON array of
+//	              objects: "tool", the tool without execute as in
+//	              tool.json (name and description default to
+//	              "<name>-earlier-<i>", i from 0, and "conformance case
+//	              <name>-earlier-<i>"); "returns", what execute returns,
+//	              as in returns.json; "input", the input (default {}).
+//	              Each call must resolve, and absent holds for its view
+//	              too
 //
 // Without returns, returns.json and throws, execute returns undefined.
 // A line of absent or present that starts and ends with a double quote is
 // a Go string literal, for strings with spaces at their ends or escapes.
 //
-// The JSON files (tool.json, input, returns.json) must be [Canonical]:
-// exactly what JSON.stringify writes for JSON.parse of them. The engine's
-// test hands their text to the engine as the page would after
+// The JSON files (tool.json, input, returns.json, earlier.json) must be
+// [Canonical]: exactly what JSON.stringify writes for JSON.parse of them.
+// The engine's test hands their text to the engine as the page would after
 // JSON.stringify; the browser parses them: the two read the same value
 // only when the text is already what JSON.stringify writes.
+//
+// One page registers the tools of every case, so [Load] refuses two tools
+// of the same name, a case's or an earlier call's.
 package corpus
 
 import (
@@ -107,12 +119,39 @@ type Case struct {
 	View *string
 	// Skip maps a path the case cannot be observed on to the reason.
 	Skip map[string]string
+	// Earlier is earlier.json: the calls made, in order, on the same page
+	// or engine before the case's own call; nil when the case has none.
+	Earlier []Call
 
 	archive *txtar.Archive
 }
 
+// A Call is one of a case's earlier calls (earlier.json): a tool of its
+// own, called before the case's tool. Its view is checked only against
+// the case's absent strings.
+type Call struct {
+	// Name is the tool's name: the name "tool" gives, else
+	// "<case>-earlier-<i>".
+	Name string
+	// Tool is the call's "tool", canonical JSON: the tool without execute.
+	Tool string
+	// Input is the call's "input", "{}" when it gives none.
+	Input string
+	// Returns is the call's "returns", canonical JSON, read as
+	// returns.json is: a string is returned as a string, anything else as
+	// the value JSON.parse makes of it.
+	Returns string
+
+	// defaultName is "<case>-earlier-<i>", which the default description
+	// names.
+	defaultName string
+}
+
 // files are the files a case may hold.
-var files = []string{"tool.json", "input", "returns.json", "returns", "throws", "fixture", "browser", "absent", "present", "error", "withheld", "passthrough", "view", "skip-paths"}
+var files = []string{"tool.json", "input", "returns.json", "returns", "throws", "fixture", "browser", "absent", "present", "error", "withheld", "passthrough", "view", "skip-paths", "earlier.json"}
+
+// callMembers are the members an earlier call may have.
+var callMembers = []string{"tool", "returns", "input"}
 
 // toolNameRE is what the WebMCP draft allows in a tool name.
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -127,6 +166,9 @@ func Load(dir string) ([]*Case, error) {
 		return nil, fmt.Errorf("no cases in %s", dir)
 	}
 	var cases []*Case
+	// tools maps each tool name to the case that registers it: one page
+	// registers the tools of every case.
+	tools := map[string]string{}
 	for _, name := range names {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -135,6 +177,12 @@ func Load(dir string) ([]*Case, error) {
 		c, err := Parse(name, b)
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", name, err)
+		}
+		for _, tool := range c.toolNames() {
+			if other, ok := tools[tool]; ok {
+				return nil, fmt.Errorf("case %s: the tool name %q is case %s's too", name, tool, other)
+			}
+			tools[tool] = c.Name
 		}
 		cases = append(cases, c)
 	}
@@ -245,6 +293,11 @@ func Parse(file string, data []byte) (*Case, error) {
 		s = strings.TrimSuffix(s, "\n")
 		c.View = &s
 	}
+	if s, ok := c.file("earlier.json"); ok {
+		if c.Earlier, err = c.earlier(s); err != nil {
+			return nil, err
+		}
+	}
 	if c.Error != "" && (c.Passthrough || c.View != nil || c.Withheld != nil || len(c.Present) > 0) {
 		return nil, errors.New("a case that expects an error has no view, withheld, present or passthrough")
 	}
@@ -254,25 +307,126 @@ func Parse(file string, data []byte) (*Case, error) {
 // Definition is the tool's definition as JSON text: tool.json, with the
 // name and description it does not give.
 func (c *Case) Definition() string {
+	return definition(c.Tool, c.Name)
+}
+
+// Definition is the earlier call's tool as JSON text: its "tool", with the
+// name and description it does not give.
+func (e Call) Definition() string {
+	return definition(e.Tool, e.defaultName)
+}
+
+// definition adds to a tool, canonical JSON text of an object, the name
+// and the description it does not give: name, and DescriptionPrefix and
+// name.
+func definition(tool, name string) string {
 	var def map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(c.Tool), &def); err != nil {
-		panic(fmt.Sprintf("case %s: tool.json was checked: %v", c.Name, err))
+	if err := json.Unmarshal([]byte(tool), &def); err != nil {
+		panic(fmt.Sprintf("tool %s: the tool was checked: %v", name, err))
 	}
 	var add []string
 	if _, ok := def["name"]; !ok {
-		add = append(add, `"name":`+Quote(c.Name))
+		add = append(add, `"name":`+Quote(name))
 	}
 	if _, ok := def["description"]; !ok {
-		add = append(add, `"description":`+Quote(DescriptionPrefix+c.Name))
+		add = append(add, `"description":`+Quote(DescriptionPrefix+name))
 	}
 	if len(add) == 0 {
-		return c.Tool
+		return tool
 	}
-	rest := c.Tool[1:]
+	rest := tool[1:]
 	if rest != "}" {
 		rest = "," + rest
 	}
 	return "{" + strings.Join(add, ",") + rest
+}
+
+// earlier reads earlier.json.
+func (c *Case) earlier(data string) ([]Call, error) {
+	text, err := canonicalFile("earlier.json", data)
+	if err != nil {
+		return nil, err
+	}
+	var items []json.RawMessage
+	if !strings.HasPrefix(text, "[") || json.Unmarshal([]byte(text), &items) != nil {
+		return nil, fmt.Errorf("earlier.json: got %s, want an array of calls", text)
+	}
+	if len(items) == 0 {
+		return nil, errors.New("earlier.json: an empty array; give the calls or leave the file out")
+	}
+	names := map[string]bool{c.Name: true}
+	calls := make([]Call, len(items))
+	for i, item := range items {
+		call, err := c.earlierCall(i, item)
+		if err != nil {
+			return nil, fmt.Errorf("earlier.json: call %d: %w", i, err)
+		}
+		if names[call.Name] {
+			return nil, fmt.Errorf("earlier.json: call %d: the tool name %q is taken by another tool of the case", i, call.Name)
+		}
+		names[call.Name] = true
+		calls[i] = call
+	}
+	return calls, nil
+}
+
+// earlierCall reads the ith call of earlier.json, canonical JSON text.
+func (c *Case) earlierCall(i int, item json.RawMessage) (Call, error) {
+	var m map[string]json.RawMessage
+	if !strings.HasPrefix(string(item), "{") || json.Unmarshal(item, &m) != nil {
+		return Call{}, fmt.Errorf("got %s, want an object", item)
+	}
+	var unknown []string
+	for k := range m {
+		if !slices.Contains(callMembers, k) {
+			unknown = append(unknown, strconv.Quote(k))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return Call{}, fmt.Errorf("unknown members %s (want %v)", strings.Join(unknown, ", "), callMembers)
+	}
+	call := Call{defaultName: fmt.Sprintf("%s-earlier-%d", c.Name, i), Input: "{}"}
+	tool, ok := m["tool"]
+	if !ok {
+		return Call{}, errors.New("no tool")
+	}
+	if !strings.HasPrefix(string(tool), "{") {
+		return Call{}, fmt.Errorf("tool: got %s, want an object", tool)
+	}
+	call.Tool = string(tool)
+	returns, ok := m["returns"]
+	if !ok {
+		return Call{}, errors.New("no returns")
+	}
+	call.Returns = string(returns)
+	if input, ok := m["input"]; ok {
+		call.Input = string(input)
+	}
+	call.Name = call.defaultName
+	var def map[string]json.RawMessage
+	if err := json.Unmarshal(tool, &def); err != nil {
+		return Call{}, fmt.Errorf("tool: %w", err)
+	}
+	if name, ok := def["name"]; ok {
+		if err := json.Unmarshal(name, &call.Name); err != nil {
+			return Call{}, fmt.Errorf("tool: the name is %s, want a string", name)
+		}
+	}
+	if !toolNameRE.MatchString(call.Name) {
+		return Call{}, fmt.Errorf("the tool name %q is not a valid tool name", call.Name)
+	}
+	return call, nil
+}
+
+// toolNames are the names of the tools the case registers: its own and
+// its earlier calls'.
+func (c *Case) toolNames() []string {
+	names := []string{c.Name}
+	for _, e := range c.Earlier {
+		names = append(names, e.Name)
+	}
+	return names
 }
 
 // Set replaces the named file of the case, or adds it, in what Write

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,6 +44,19 @@ func TestParse(t *testing.T) {
 		{"a fixture returns.json lacks", comment + "-- tool.json --\n{}\n-- fixture --\n{'a': 1}\n-- returns.json --\n\"{'a': 2}\"\n", "does not hold the fixture"},
 		{"an error and a view", comment + "-- tool.json --\n{}\n-- error --\nUnknownError\n-- view --\nx\n", "has no view"},
 		{"a bad skip", comment + "-- tool.json --\n{}\n-- skip-paths --\nnative\n", `want lines "path: reason"`},
+		{"earlier not an array", comment + "-- tool.json --\n{}\n-- earlier.json --\n{\"tool\":{},\"returns\":1}\n", `earlier.json: got {"tool":{},"returns":1}, want an array of calls`},
+		{"earlier null", comment + "-- tool.json --\n{}\n-- earlier.json --\nnull\n", "earlier.json: got null, want an array of calls"},
+		{"earlier empty", comment + "-- tool.json --\n{}\n-- earlier.json --\n[]\n", "earlier.json: an empty array"},
+		{"an earlier call not an object", comment + "-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\":{},\"returns\":1},[]]\n", "earlier.json: call 1: got [], want an object"},
+		{"an earlier unknown member", comment + "-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\":{},\"returns\":1,\"throws\":1,\"args\":{}}]\n", `earlier.json: call 0: unknown members "args", "throws" (want [tool returns input])`},
+		{"earlier not canonical", comment + "-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\": {}, \"returns\": 1.0}]\n", `earlier.json: got [{"tool": {}, "returns": 1.0}], want it as JSON.stringify writes it: [{"tool":{},"returns":1}]`},
+		{"an earlier call without a tool", comment + "-- tool.json --\n{}\n-- earlier.json --\n[{\"returns\":1}]\n", "earlier.json: call 0: no tool"},
+		{"an earlier tool not an object", comment + "-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\":\"t\",\"returns\":1}]\n", `earlier.json: call 0: tool: got "t", want an object`},
+		{"an earlier call without returns", comment + "-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\":{}}]\n", "earlier.json: call 0: no returns"},
+		{"an earlier name not a string", comment + "-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\":{\"name\":1},\"returns\":1}]\n", "earlier.json: call 0: tool: the name is 1, want a string"},
+		{"an invalid earlier name", comment + "-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\":{\"name\":\"a b\"},\"returns\":1}]\n", `earlier.json: call 0: the tool name "a b" is not a valid tool name`},
+		{"an earlier name the case's", comment + "-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\":{\"name\":\"case\"},\"returns\":1}]\n", `earlier.json: call 0: the tool name "case" is taken`},
+		{"an earlier name twice", comment + "-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\":{\"name\":\"case-earlier-1\"},\"returns\":1},{\"tool\":{},\"returns\":2}]\n", `earlier.json: call 1: the tool name "case-earlier-1" is taken`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +101,74 @@ Saved
 	require.NotNil(t, c.View)
 	assert.Equal(t, `{"content":[]}`, *c.View)
 	assert.Empty(t, c.Browser)
+}
+
+func TestParseEarlier(t *testing.T) {
+	tests := []struct {
+		name, earlier string
+		want          []Call
+		defs          []string
+	}{
+		{
+			name:    "defaults",
+			earlier: `[{"tool":{"outputSchema":{"type":"object"}},"returns":{"key":"k1"}},{"tool":{},"returns":"text","input":{"q":1}}]`,
+			want: []Call{
+				{Name: "a-case-earlier-0", Tool: `{"outputSchema":{"type":"object"}}`, Input: "{}", Returns: `{"key":"k1"}`},
+				{Name: "a-case-earlier-1", Tool: `{}`, Input: `{"q":1}`, Returns: `"text"`},
+			},
+			defs: []string{
+				`{"name":"a-case-earlier-0","description":"conformance case a-case-earlier-0","outputSchema":{"type":"object"}}`,
+				`{"name":"a-case-earlier-1","description":"conformance case a-case-earlier-1"}`,
+			},
+		},
+		{
+			name:    "a name given",
+			earlier: `[{"tool":{"name":"lookup"},"returns":null},{"tool":{"name":"fetch","description":"mine"},"returns":[1]}]`,
+			want: []Call{
+				{Name: "lookup", Tool: `{"name":"lookup"}`, Input: "{}", Returns: "null"},
+				{Name: "fetch", Tool: `{"name":"fetch","description":"mine"}`, Input: "{}", Returns: "[1]"},
+			},
+			defs: []string{
+				`{"description":"conformance case a-case-earlier-0","name":"lookup"}`,
+				`{"name":"fetch","description":"mine"}`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse("dir/a-case.txtar", []byte("Guards against a bug.\n\n-- tool.json --\n{}\n-- earlier.json --\n"+tt.earlier+"\n"))
+			require.NoError(t, err)
+			require.Len(t, c.Earlier, len(tt.want))
+			for i, e := range c.Earlier {
+				assert.Equal(t, tt.want[i].Name, e.Name, "call %d: Name", i)
+				assert.Equal(t, tt.want[i].Tool, e.Tool, "call %d: Tool", i)
+				assert.Equal(t, tt.want[i].Input, e.Input, "call %d: Input", i)
+				assert.Equal(t, tt.want[i].Returns, e.Returns, "call %d: Returns", i)
+				assert.Equal(t, tt.defs[i], e.Definition(), "call %d: Definition", i)
+			}
+		})
+	}
+	c, err := Parse("a-case.txtar", []byte("Guards against a bug.\n\n-- tool.json --\n{}\n"))
+	require.NoError(t, err)
+	assert.Nil(t, c.Earlier, "a case without earlier.json")
+}
+
+func TestLoadToolNames(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("a.txtar", "Guards against a bug.\n\n-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\":{\"name\":\"lookup\"},\"returns\":1}]\n")
+	write("b.txtar", "Guards against a bug.\n\n-- tool.json --\n{}\n")
+	cases, err := Load(dir)
+	require.NoError(t, err)
+	assert.Len(t, cases, 2)
+	write("c.txtar", "Guards against a bug.\n\n-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\":{\"name\":\"lookup\"},\"returns\":2}]\n")
+	_, err = Load(dir)
+	assert.ErrorContains(t, err, `the tool name "lookup" is case a's too`)
+	write("c.txtar", "Guards against a bug.\n\n-- tool.json --\n{}\n-- earlier.json --\n[{\"tool\":{\"name\":\"b\"},\"returns\":2}]\n")
+	_, err = Load(dir)
+	assert.ErrorContains(t, err, `the tool name "b" is case b's too`)
 }
 
 func TestDefinition(t *testing.T) {

@@ -1,7 +1,8 @@
 // conformance.js runs the suite's data cases in the page. The Go tests load
-// the cases (testdata/cases/*.txtar) into it, register every case's tool at
-// once, then call every tool through one agent path per round trip, so a
-// page serves all cases.
+// the cases (testdata/cases/*.txtar) into it, register every case's tool,
+// and its earlier tools (earlier.json), at once, then call every tool
+// through one agent path per round trip, a case's earlier tools in order
+// right before its own, so a page serves all cases.
 //
 // It must load before the implementation under test: it keeps Chromium's
 // own document.modelContext, if there is one, before anything shadows it.
@@ -40,7 +41,10 @@
     return s === undefined ? "undefined" : s;
   };
 
-  /** @type {Map<string, {def: object, input: any, make: Function, fixture: string|undefined, throws: boolean, passthrough: boolean, calls: number}>} */
+  /**
+   * @typedef {{def: object, input: any, make: Function, fixture: string|undefined, throws: boolean, passthrough: boolean, calls: number}} Tool
+   * @type {Map<string, Tool & {earlier: Tool[]}>}
+   */
   const cases = new Map();
 
   /** executor makes the execute callback of a case. */
@@ -53,10 +57,11 @@
     };
 
   /**
-   * load registers the tool of every case with the implementation under
-   * test, and, for cases whose result must pass unchanged, the same tool
-   * with Chromium's native registry under "native.<name>" as the oracle.
-   * It returns the registration errors by case name.
+   * load registers the tool of every case, and its earlier tools, with the
+   * implementation under test, and, for cases whose result must pass
+   * unchanged, the case's tool with Chromium's native registry under
+   * "native.<name>" as the oracle. It returns the registration errors by
+   * case name.
    */
   async function load(list) {
     const failed = {};
@@ -74,8 +79,25 @@
             throws: spec.throws !== undefined,
             passthrough: !!spec.passthrough,
             calls: 0,
+            earlier: (spec.earlier ?? []).map((e) => ({
+              def: expression(e.tool)(undefined),
+              input: JSON.parse(e.input),
+              make: expression(e.returns),
+              fixture: undefined,
+              throws: false,
+              passthrough: false,
+              calls: 0,
+            })),
           };
           cases.set(spec.name, c);
+          for (const e of c.earlier) {
+            try {
+              await document.modelContext.registerTool({ ...e.def, execute: executor(e) });
+            } catch (err) {
+              const { name, message } = errorOf(err);
+              throw { name, message: `earlier tool ${e.def.name}: ${message}` };
+            }
+          }
           await document.modelContext.registerTool({ ...def, execute: executor(c) });
           if (c.passthrough && nativeContext) {
             await nativeContext.registerTool({ ...def, name: `native.${def.name}`, execute: (input) => c.make(input, c.fixture) });
@@ -118,8 +140,10 @@
 
   /**
    * run calls every named case's tool through the path, one after the
-   * other, and reports each outcome. For pass-through cases it also says
-   * whether the result is, code unit for code unit, what Chromium gives.
+   * other, each right after the case's earlier tools, in order, and
+   * reports each outcome, the earlier calls' under "earlier". For
+   * pass-through cases it also says whether the result of the case's own
+   * call is, code unit for code unit, what Chromium gives.
    */
   async function run(path, names) {
     const call = await paths[path]();
@@ -128,23 +152,32 @@
     for (const name of names) {
       const c = cases.get(name);
       if (!c) continue;
-      const before = c.calls;
-      const r = {};
-      try {
-        const v = await call(c.def.name, c.input);
-        r.ok = true;
-        r.type = v === null ? "null" : typeof v;
-        r.value = v;
-        if (typeof v === "string") r.wellFormed = v.isWellFormed();
-        if (c.passthrough) r.same = v === (await expected(c));
-      } catch (e) {
-        r.ok = false;
-        r.error = errorOf(e);
-      }
-      r.calls = c.calls - before;
+      const earlier = [];
+      for (const e of c.earlier) earlier.push(await callOnce(call, e));
+      const r = await callOnce(call, c);
+      r.earlier = earlier;
       results[name] = r;
     }
     return { results };
+  }
+
+  /** callOnce calls a tool through a path and reports the outcome. */
+  async function callOnce(call, c) {
+    const before = c.calls;
+    const r = {};
+    try {
+      const v = await call(c.def.name, c.input);
+      r.ok = true;
+      r.type = v === null ? "null" : typeof v;
+      r.value = v;
+      if (typeof v === "string") r.wellFormed = v.isWellFormed();
+      if (c.passthrough) r.same = v === (await expected(c));
+    } catch (e) {
+      r.ok = false;
+      r.error = errorOf(e);
+    }
+    r.calls = c.calls - before;
+    return r;
   }
 
   /** expected is what an implementation must give for a pass-through case. */

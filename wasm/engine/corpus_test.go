@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -38,6 +39,9 @@ const (
 // checks of the view (absent, present, the error, the withheld pointers,
 // pass-through, the exact view), and what only the engine shows: that
 // what the view says was withheld is what is held for the user's reveal.
+//
+// A case's earlier calls are made first, in order, on the same engine,
+// and each of their views is checked against the case's absent strings.
 func TestCorpus(t *testing.T) {
 	cases, err := corpus.Load(corpusDir)
 	require.NoError(t, err)
@@ -47,8 +51,21 @@ func TestCorpus(t *testing.T) {
 				t.Skip("needs the browser: " + c.Browser)
 			}
 			e := New(&Options{Origin: corpusOrigin, BaseURL: corpusBaseURL})
+			for _, call := range c.Earlier {
+				_, err := e.Register(call.Definition())
+				require.NoError(t, err, "Register(%s)", call.Definition())
+			}
 			_, err := e.Register(c.Definition())
 			require.NoError(t, err, "Register(%s)", c.Definition())
+			for i, call := range c.Earlier {
+				res := runCall(t, e, call.Name, call.Input, jsonOutcome(t, &call.Returns))
+				seen := res.Agent
+				if res.Err != nil {
+					seen = res.Err.Name + ": " + res.Err.Message
+				}
+				assertAbsent(t, c, seen, fmt.Sprintf("earlier call %d (%s)", i, call.Name))
+				require.Nil(t, res.Err, "earlier call %d (%s) failed: %+v", i, call.Name, res.Err)
+			}
 			res := runCase(t, e, c)
 			checkCase(t, e, c, res)
 		})
@@ -57,31 +74,43 @@ func TestCorpus(t *testing.T) {
 
 // runCase makes the case's call as the page does.
 func runCase(t *testing.T, e *Engine, c *corpus.Case) Result {
-	d, err := e.Decide(c.Name, c.Input, Resolution{})
+	return runCall(t, e, c.Name, c.Input, caseOutcome(t, c))
+}
+
+// runCall calls the named tool with the input as the page does, its
+// execute giving the outcome.
+func runCall(t *testing.T, e *Engine, name, input string, o Outcome) Result {
+	d, err := e.Decide(name, input, Resolution{})
 	if err != nil {
 		var ee *Error
-		require.True(t, errors.As(err, &ee), "Decide(%s) failed with %T: %v", c.Input, err, err)
+		require.True(t, errors.As(err, &ee), "Decide(%s) failed with %T: %v", input, err, err)
 		return Result{Err: ee}
 	}
-	require.Contains(t, []risk.Outcome{risk.Allow, risk.Notice}, d.Outcome, "Decide(%s): the call must run", c.Input)
-	o := caseOutcome(t, c)
+	require.Contains(t, []risk.Outcome{risk.Allow, risk.Notice}, d.Outcome, "Decide(%s): the call must run", input)
 	o.Call = d.Call
-	return e.Output(c.Name, o)
+	return e.Output(name, o)
 }
 
 // caseOutcome is what the page's classify reports for what the case's
-// execute returns: a string as text, undefined as empty, anything else
-// as its JSON.stringify text, which a corpus file already is.
+// execute returns (jsonOutcome).
 func caseOutcome(t *testing.T, c *corpus.Case) Outcome {
-	if c.Returns == nil {
+	return jsonOutcome(t, c.Returns)
+}
+
+// jsonOutcome is what the page's classify reports for what an execute
+// returns, given as the JSON text of a corpus file: a string as text,
+// undefined (nil) as empty, anything else as its JSON.stringify text,
+// which a corpus file already is.
+func jsonOutcome(t *testing.T, returns *string) Outcome {
+	if returns == nil {
 		return Outcome{Kind: Empty}
 	}
-	if strings.HasPrefix(*c.Returns, `"`) {
+	if strings.HasPrefix(*returns, `"`) {
 		var s string
-		require.NoError(t, json.Unmarshal([]byte(*c.Returns), &s))
+		require.NoError(t, json.Unmarshal([]byte(*returns), &s))
 		return Outcome{Kind: Text, Data: s}
 	}
-	return Outcome{Kind: Returned, Data: *c.Returns}
+	return Outcome{Kind: Returned, Data: *returns}
 }
 
 // chromiumAnswer is what Chromium's own executeTool resolves with for
@@ -97,16 +126,23 @@ func chromiumAnswer(o Outcome) string {
 	return o.Data
 }
 
+// assertAbsent checks that none of the case's absent strings is in what
+// an agent got, in any form a reader decodes; what names it.
+func assertAbsent(t *testing.T, c *corpus.Case, seen, what string) {
+	t.Helper()
+	for _, s := range c.Absent {
+		if where, found := leakcheck.Find(seen, s); found {
+			assert.Fail(t, "a withheld value reached the agent", "%q found in %s of %s: %q", s, where, what, seen)
+		}
+	}
+}
+
 func checkCase(t *testing.T, e *Engine, c *corpus.Case, res Result) {
 	seen := res.Agent
 	if res.Err != nil {
 		seen = res.Err.Name + ": " + res.Err.Message
 	}
-	for _, s := range c.Absent {
-		if where, found := leakcheck.Find(seen, s); found {
-			assert.Fail(t, "a withheld value reached the agent", "%q found in %s of %q", s, where, seen)
-		}
-	}
+	assertAbsent(t, c, seen, "the case's call")
 
 	if c.Error != "" {
 		require.NotNil(t, res.Err, "got the view %q, want the call to fail with %s", res.Agent, c.Error)
