@@ -65,6 +65,11 @@ type Options struct {
 	// values, pointers and labels: past it the items of the oldest calls
 	// are wiped first. Zero means DefaultMaxHeldBytes.
 	MaxHeldBytes int
+	// MaxScrubNeedles bounds the session's scrub set, which keeps every
+	// value withheld during the session so that no later output repeats
+	// it (session.go). Past it the set is full and every later output is
+	// withheld whole. Zero means DefaultMaxScrubNeedles.
+	MaxScrubNeedles int
 	// Regexp compiles the patterns of the page's schemas. In the browser it
 	// is the page's ECMA-262 RegExp. Nil means Go's regexp package.
 	Regexp jsonschema.RegexpEngine

@@ -29,6 +29,9 @@ type Engine struct {
 	vault vault
 	ids   ids
 
+	// session is the session's scrub set: what every view withheld.
+	session session
+
 	// patternWork is what the current validation may still match with
 	// the page's RegExp (pattern.go). Concurrent validations share it.
 	patternWork atomic.Int64
@@ -67,6 +70,10 @@ func New(opts *Options) *Engine {
 	if e.opts.MaxHeldBytes <= 0 {
 		e.opts.MaxHeldBytes = DefaultMaxHeldBytes
 	}
+	if e.opts.MaxScrubNeedles <= 0 {
+		e.opts.MaxScrubNeedles = DefaultMaxScrubNeedles
+	}
+	e.session.max = e.opts.MaxScrubNeedles
 	if e.opts.Now == nil {
 		e.opts.Now = time.Now
 	}

@@ -86,7 +86,11 @@ func caseFold(r rune) rune {
 
 // skeleton returns the skeleton of s.
 func skeleton(s string) string {
-	b := make([]byte, 0, len(s))
+	return string(appendSkeleton(make([]byte, 0, len(s)), s))
+}
+
+// appendSkeleton appends the skeleton of s to b.
+func appendSkeleton(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			if f := foldASCII[c]; f != 0 {
@@ -97,7 +101,7 @@ func skeleton(s string) string {
 		}
 		b, i = appendFoldRune(b, s, i)
 	}
-	return string(b)
+	return b
 }
 
 // isDigitRune reports whether the character at s[i:] is a decimal digit

@@ -58,6 +58,9 @@ func (w *walker) pointers() ([]string, *Error) {
 // hold keeps the withheld values and the references in the vault, under
 // the call's id, and returns how many items it holds.
 func (w *walker) hold(pointers []string) int {
+	if len(w.held) == 0 && len(w.refs) == 0 {
+		return 0
+	}
 	size := 0
 	for _, h := range w.held {
 		size += int(w.tr.nodes[h].end - w.tr.nodes[h].start)

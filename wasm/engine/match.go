@@ -32,13 +32,13 @@ func (s *scrubber) eachMatch(text string, f func(a, b int) bool) bool {
 		stop = !f(a, b)
 		return !stop
 	}
-	if s.exact && !s.scanExact(text, &budget, g) {
+	if len(s.exacts) > 0 && !s.scanExact(text, &budget, g) {
 		return false
 	}
 	if stop {
 		return true
 	}
-	if s.skel && !s.scanSkeleton(text, &budget, g) {
+	if len(s.skels) > 0 && !s.scanSkeleton(text, &budget, g) {
 		return false
 	}
 	if stop {
@@ -72,22 +72,40 @@ func (s *scrubber) eachMatch(text string, f func(a, b int) bool) bool {
 // scanExact finds the exact needles: the bytes as written, ASCII letters
 // in any case.
 func (s *scrubber) scanExact(text string, budget *int, f func(a, b int) bool) bool {
+	if len(text) < 4 {
+		return true
+	}
+	w := uint32(lowerASCII[text[0]])<<8 | uint32(lowerASCII[text[1]])<<16 | uint32(lowerASCII[text[2]])<<24
 	for i := 0; i+4 <= len(text); i++ {
-		w := uint32(lowerASCII[text[i]]) | uint32(lowerASCII[text[i+1]])<<8 | uint32(lowerASCII[text[i+2]])<<16 | uint32(lowerASCII[text[i+3]])<<24
-		m := 0
-		for _, set := range s.sets {
-			if set.exact.mayStart(w) {
-				m = max(m, set.exact.exactAt(text, i, w, budget))
+		w = w>>8 | uint32(lowerASCII[text[i+3]])<<24
+		m := bloomMix(w)
+		hit := false
+		for _, t := range s.exacts {
+			if bi := m >> t.shift; t.bloom[bi/64]&(1<<(bi%64)) != 0 {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			continue
+		}
+		n := 0
+		for _, t := range s.exacts {
+			if t.mayStart(w) {
+				n = max(n, t.exactAt(text, i, w, budget))
 			}
 		}
 		if *budget < 0 {
 			return false
 		}
-		if m > 0 {
-			if !f(i, i+m) {
+		if n > 0 {
+			if !f(i, i+n) {
 				return true
 			}
-			i += m - 1
+			i += n - 1
+			if i+4 < len(text) {
+				w = uint32(lowerASCII[text[i+1]])<<8 | uint32(lowerASCII[text[i+2]])<<16 | uint32(lowerASCII[text[i+3]])<<24
+			}
 		}
 	}
 	return true
@@ -139,56 +157,50 @@ type origin struct {
 
 // scanSkeleton finds the skeleton needles: the text's skeleton is folded
 // on the fly, and a match is the span of the characters whose skeleton it
-// is.
+// is. ASCII, the common case, takes a table lookup and a bloom test a
+// byte.
 func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool) bool {
 	var (
-		ring [4]origin
-		have int
-		w    uint32
+		ring [4]origin // the origins of the window's bytes
+		have int       // skeleton bytes since the last match
+		w    uint32    // the last four skeleton bytes
 		buf  [32]byte
 	)
-	// push takes one skeleton byte b; it reports the end of a match that
-	// starts four bytes back, or -1.
-	push := func(b byte, o origin) int {
-		w = w>>8 | uint32(b)<<24
-		ring[have&3] = o
-		have++
-		if have < 4 {
-			return -1
-		}
+	// at reports the match, if any, that starts four skeleton bytes
+	// back: its span, or b < 0.
+	at := func() (a, b int) {
 		first := ring[(have-4)&3]
 		if first.cont {
-			return -1
+			return -1, -1
 		}
-		start, end := -1, -1
-		for _, set := range s.sets {
-			if set.skel.mayStart(w) {
-				if a, b := set.skel.skeletonAt(text, first, w, budget); b > end {
-					start, end = a, b
+		a, b = -1, -1
+		for _, t := range s.skels {
+			if t.mayStart(w) {
+				if x, y := t.skeletonAt(text, first, w, budget); y > b {
+					a, b = x, y
 				}
 			}
 		}
-		if end < 0 {
-			return -1
-		}
-		if !f(start, end) {
-			return -2
-		}
-		return end
+		return a, b
 	}
 	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
+		if c := text[i]; c < utf8.RuneSelf {
 			fc := foldASCII[c]
 			i++
 			if fc == 0 {
 				continue
 			}
-			switch end := push(fc, origin{at: int32(i - 1)}); {
-			case end == -2:
-				return *budget >= 0
-			case end >= 0:
-				i, have = end, 0
+			w = w>>8 | uint32(fc)<<24
+			ring[have&3] = origin{at: int32(i - 1)}
+			have++
+			if have < 4 || !s.skelMayStart(w) {
+				continue
+			}
+			if a, b := at(); b >= 0 {
+				if !f(a, b) {
+					return *budget >= 0
+				}
+				i, have = b, 0
 			}
 			if *budget < 0 {
 				return false
@@ -196,15 +208,20 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 			continue
 		}
 		fb, next := appendFoldRune(buf[:0], text, i)
-		at := i
+		start := i
 		i = next
-		for k, b := range fb {
-			end := push(b, origin{at: int32(at), sub: int8(k), cont: !utf8.RuneStart(b)})
-			if end == -2 {
-				return *budget >= 0
+		for k, c := range fb {
+			w = w>>8 | uint32(c)<<24
+			ring[have&3] = origin{at: int32(start), sub: int8(k), cont: !utf8.RuneStart(c)}
+			have++
+			if have < 4 || !s.skelMayStart(w) {
+				continue
 			}
-			if end >= 0 {
-				i, have = end, 0
+			if a, b := at(); b >= 0 {
+				if !f(a, b) {
+					return *budget >= 0
+				}
+				i, have = b, 0
 				break
 			}
 		}
@@ -213,6 +230,18 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 		}
 	}
 	return true
+}
+
+// skelMayStart reports whether a skeleton needle of some set may start
+// with window w.
+func (s *scrubber) skelMayStart(w uint32) bool {
+	m := bloomMix(w)
+	for _, t := range s.skels {
+		if bi := m >> t.shift; t.bloom[bi/64]&(1<<(bi%64)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // skeletonAt returns the span, in text, of the longest needle of t whose

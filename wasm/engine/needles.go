@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file keeps the values rule (d) removes, as it looks for them: a
@@ -95,7 +96,8 @@ func (s *scrubSet) addString(v string) {
 func (s *scrubSet) addText(v string) {
 	s.plus = s.plus || strings.IndexByte(v, ' ') >= 0
 	s.escapy = s.escapy || hasEscapes(v, true)
-	if sk := skeleton(v); len(sk) >= minSkeleton {
+	var buf [128]byte
+	if sk := appendSkeleton(buf[:0], v); len(sk) >= minSkeleton {
 		s.skel.add(sk, allDigits(sk), edge(v, false), edge(v, true))
 		return
 	}
@@ -103,8 +105,7 @@ func (s *scrubSet) addText(v string) {
 		s.short = append(s.short, v)
 		return
 	}
-	var buf [64]byte
-	s.exact.add(string(appendLower(buf[:0], v)), false, 0, 0)
+	s.exact.add(appendLower(buf[:0], v), false, 0, 0)
 }
 
 // addNumber adds a withheld number, written as isNumber accepts.
@@ -122,7 +123,7 @@ func (s *scrubSet) addNumber(text string) {
 	if plain := strings.TrimPrefix(text, "-"); len(plain) >= minSkeleton && allDigits(plain) {
 		// A long integer is found with its digits grouped, too: a card
 		// number as "4111 1111 1111 1111".
-		s.skel.add(plain, true, 0, 0)
+		s.skel.add([]byte(plain), true, 0, 0)
 	}
 	var buf [64]byte
 	key := numberKey(buf[:0], text)
@@ -137,6 +138,12 @@ func (s *scrubSet) addNumber(text string) {
 		s.numbers = map[uint64]struct{}{}
 	}
 	s.numbers[maphash.Bytes(hashSeed, key)] = struct{}{}
+}
+
+// bytes estimates the memory the set takes.
+func (s *scrubSet) bytes() int {
+	const mapEntry = 24 // a uint64 key and the map's own share, about
+	return s.exact.bytes() + s.skel.bytes() + mapEntry*(len(s.numbers)+len(s.digits))
 }
 
 // merge adds every needle of o to s.
@@ -193,6 +200,22 @@ func plainLength(key []byte) int {
 func edge(v string, end bool) int {
 	n := 0
 	for len(v) > 0 {
+		c := v[0]
+		if end {
+			c = v[len(v)-1]
+		}
+		if c < utf8.RuneSelf {
+			if foldASCII[c] != 0 {
+				break
+			}
+			if end {
+				v = v[:len(v)-1]
+			} else {
+				v = v[1:]
+			}
+			n++
+			continue
+		}
 		var r string
 		if end {
 			_, k := utf8.DecodeLastRuneInString(v)
@@ -209,13 +232,13 @@ func edge(v string, end bool) int {
 	return n
 }
 
-func allDigits(s string) bool {
+func allDigits[S ~string | ~[]byte](s S) bool {
 	for i := 0; i < len(s); i++ {
 		if !isDigit(s[i]) {
 			return false
 		}
 	}
-	return s != ""
+	return len(s) > 0
 }
 
 // lowerASCII maps each byte to itself, ASCII capitals to lower case.
@@ -310,10 +333,6 @@ func windowKey(w uint32) uint64 {
 	return 1
 }
 
-// window4 reads the four bytes at s[i] as one number.
-func window4(s string, i int) uint32 {
-	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
-}
 
 // mayStart reports whether some needle may start with window w.
 func (t *needleTable) mayStart(w uint32) bool {
@@ -342,9 +361,14 @@ func (t *needleTable) chain(w uint32) int32 {
 // add adds needle v (its bytes as the scan sees them); pre and post
 // count the characters of the value before and after it that it does not
 // hold (a skeleton's punctuation at the value's ends).
-func (t *needleTable) add(v string, digits bool, pre, post int) {
-	w := window4(v, 0)
-	t.insertKeyed(slot{key: windowKey(w), mix: bloomMix(w)}, needle{hash: maphash.String(hashSeed, v), n: int32(len(v)), digits: digits, pre: uint8(min(pre, 255)), post: uint8(min(post, 255))})
+func (t *needleTable) add(v []byte, digits bool, pre, post int) {
+	w := uint32(v[0]) | uint32(v[1])<<8 | uint32(v[2])<<16 | uint32(v[3])<<24
+	t.insertKeyed(slot{key: windowKey(w), mix: bloomMix(w)}, needle{hash: maphash.Bytes(hashSeed, v), n: int32(len(v)), digits: digits, pre: uint8(min(pre, 255)), post: uint8(min(post, 255))})
+}
+
+// bytes is the memory the table takes.
+func (t *needleTable) bytes() int {
+	return cap(t.slots)*int(unsafe.Sizeof(slot{})) + cap(t.list)*int(unsafe.Sizeof(needle{})) + 8*len(t.bloom)
 }
 
 func (t *needleTable) growSlots() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/veilmcp/veil/wasm/internal/jsonx"
+	"github.com/veilmcp/veil/wasm/pattern"
 )
 
 // This file holds Output, the one function every agent path calls, and
@@ -58,6 +59,7 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 			res = Result{Err: t.failure("the runtime could not process the output")}
 		}
 	}()
+	active := e.session.isActive()
 	switch o.Kind {
 	case Empty:
 		return Result{Agent: undefinedResult}
@@ -73,24 +75,26 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 		if o.Data == "" {
 			return Result{Agent: emptyResult}
 		}
-		// A string that is the JSON text of a result holding a
-		// secret_reference reaches the agent as the same bytes as the
-		// object would, and DevTools parses it for the agent: it is
-		// judged as that object.
-		if mayHaveReference(o.Data, 0) {
+		// A string that is JSON text reaches the agent as the same bytes
+		// as the value would, and DevTools and MCP clients parse it: it is
+		// judged as that value wherever anything could apply to it (its
+		// schema, a secret_reference, a reserved key, the session's
+		// withheld values).
+		if looksLikeJSON(o.Data) && (t.declaresAny || active || mayHaveReference(o.Data, 1) || mayHaveReserved(o.Data)) {
 			if len(o.Data) > e.opts.MaxOutputBytes {
-				return Result{Err: t.failure(fmt.Sprintf("the output may hold a secret_reference and is larger than %d bytes", e.opts.MaxOutputBytes))}
+				return Result{Err: t.failure(fmt.Sprintf("the output is larger than %d bytes", e.opts.MaxOutputBytes))}
 			}
-			if tr, err := parseTree(o.Data); err == nil && tr.nodes[0].kind >= kArray && tr.hasReference() {
+			if tr, err := parseTree(o.Data); err == nil && tr.nodes[0].kind >= kArray && e.judgedAsValue(t, tr) {
 				return e.view(t, tr, Outcome{Kind: Returned, Data: o.Data, Call: o.Call})
 			}
 			// Otherwise it is judged as the string it is, whose text may
 			// hold references as JSON (see walker.embedded).
-		} else if !t.declaresAny {
+		}
+		if !t.declaresAny && !active && !mayHaveReference(o.Data, 0) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	case Returned:
-		if !t.declaresAny && !mayHaveReference(o.Data, 1) && !mayHaveReserved(o.Data) {
+		if !t.declaresAny && !active && !mayHaveReference(o.Data, 1) && !mayHaveReserved(o.Data) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	default:
@@ -112,6 +116,28 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 		r.parsed = tr
 	}
 	return r
+}
+
+// judgedAsValue reports whether a string result that parsed as tr is
+// judged as that value rather than as the string: always, but for a tool
+// whose outputSchema takes the string and not the value (a schema of
+// "type": "string" for a tool that returns JSON text on purpose).
+func (e *Engine) judgedAsValue(t *tool, tr *tree) bool {
+	if t.output == nil || !t.declaresAny {
+		return true
+	}
+	if tr.nodes[0].kind == kObject {
+		if c := tr.member(0, "content"); c >= 0 && tr.nodes[c].kind == kArray {
+			return true // a CallToolResult, whose structuredContent the schema describes
+		}
+	}
+	e.patternWork.Store(pattern.MaxBacktrackingWork)
+	if t.output.conforms(tr, 0) {
+		return true
+	}
+	str := string(jsonx.AppendString(nil, tr.src))
+	st, err := parseTree(str)
+	return err != nil || !t.output.conforms(st, 0)
 }
 
 // failure is the error of a failed call. For a tool that declares anything

@@ -341,11 +341,16 @@ func TestConfigureMerges(t *testing.T) {
 		e.Output("t", Outcome{Kind: Aborted, Call: d.Call})
 		return d.Load.TimeoutMs
 	}
+	// Each call returns a name of its own: a name withheld once is
+	// withheld from every later output of the session.
+	names := []string{"Ada Lovelace", "Grace Hopper", "Katherine Johnson", "Margaret Hamilton", "Frances Allen", "Barbara Liskov"}
 	withheld := func() bool {
 		t.Helper()
 		d, err := e.Decide("pii", `{}`, Resolution{})
 		require.NoError(t, err)
-		return e.Output("pii", Outcome{Kind: Text, Data: "Ada Lovelace", Call: d.Call}).Agent != "Ada Lovelace"
+		name := names[0]
+		names = names[1:]
+		return e.Output("pii", Outcome{Kind: Text, Data: name, Call: d.Call}).Agent != name
 	}
 	assert.Equal(t, risk.DefaultTimeoutMs, timeout(), "the default timeout")
 

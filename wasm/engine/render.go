@@ -218,6 +218,9 @@ func (w *walker) notice() string {
 		}
 		fmt.Fprintf(&b, "%d secret %s invalid and withheld.", n, plural(n, "reference was", "references were"))
 	}
+	if b.Len() == 0 && w.echoed {
+		b.WriteString("Text that repeats values withheld from you earlier in this session was removed from this result. The user can see them on the page; do not guess them or ask the user to share them.")
+	}
 	return b.String()
 }
 

@@ -30,9 +30,10 @@ const maxScrubRounds = 8
 // and the session's) from the strings the agent gets.
 type scrubber struct {
 	sets []*scrubSet // those with needles
-	// any: some set has needles; exact, skel and numbers: some set has
-	// needles of that kind.
-	any, exact, skel, numbers bool
+	// exacts and skels are the sets' tables that hold needles.
+	exacts, skels []*needleTable
+	// any: some set has needles; numbers: some set has numbers.
+	any, numbers bool
 	// plus: a value holds a space, so a plus sign in a query string can
 	// stand for it.
 	plus bool
@@ -52,8 +53,12 @@ func newScrubber(sets ...*scrubSet) *scrubber {
 		}
 		s.sets = append(s.sets, set)
 		s.any = true
-		s.exact = s.exact || set.exact.n > 0
-		s.skel = s.skel || set.skel.n > 0
+		if set.exact.n > 0 {
+			s.exacts = append(s.exacts, &set.exact)
+		}
+		if set.skel.n > 0 {
+			s.skels = append(s.skels, &set.skel)
+		}
 		s.numbers = s.numbers || len(set.numbers) > 0 || len(set.digits) > 0
 		s.plus = s.plus || set.plus
 		s.escapy = s.escapy || set.escapy
@@ -94,12 +99,25 @@ func (s *scrubber) containsRaw(text string) bool {
 // decoding of str was written in. It reports false when str has more
 // decodings than the bounds allow, or matching cost more than its budget.
 func (s *scrubber) eachSpan(str string, f func(a, b int) bool) bool {
+	return s.eachSpanAt(str, 0, f)
+}
+
+// eachSpanAt is eachSpan for a text that depth encoded runs were decoded
+// to reach (binary.go).
+func (s *scrubber) eachSpanAt(str string, depth int, f func(a, b int) bool) bool {
 	stop := false
 	g := func(a, b int) bool {
 		stop = !f(a, b)
 		return !stop
 	}
 	if !s.eachMatch(str, g) {
+		return false
+	}
+	if stop {
+		return true
+	}
+	encoded := depth < maxBinaryDepth
+	if encoded && !s.eachEncodedMatch(str, depth, g) {
 		return false
 	}
 	if stop || !hasEscapes(str, s.plus) {
@@ -120,11 +138,11 @@ func (s *scrubber) eachSpan(str string, f func(a, b int) bool) bool {
 			}
 		}
 		for _, l := range layers[1:] {
-			ok := s.eachMatch(l.text, func(a, b int) bool {
+			h := func(a, b int) bool {
 				a, b = l.origin(a, b)
 				return g(w[0]+a, w[0]+b)
-			})
-			if !ok {
+			}
+			if !s.eachMatch(l.text, h) || encoded && !stop && !s.eachEncodedMatch(l.text, depth, h) {
 				return false
 			}
 			if stop {
@@ -133,6 +151,28 @@ func (s *scrubber) eachSpan(str string, f func(a, b int) bool) bool {
 		}
 	}
 	return true
+}
+
+// eachEncodedMatch calls f with each run of str that is an encoding
+// (base64, hex) of a text holding a withheld value; the run goes whole.
+func (s *scrubber) eachEncodedMatch(str string, depth int, f func(a, b int) bool) bool {
+	budget := decodeBudget(str)
+	searched := true
+	ok := eachEncoded(str, &budget, func(a, b int, decoded []byte) bool {
+		found := false
+		if !s.eachSpanAt(string(decoded), depth+1, func(int, int) bool { found = true; return false }) {
+			// Past the bounds of searching what it decodes to: the run
+			// might hold one.
+			found = true
+		}
+		if found {
+			searched = f(a, b)
+			// One decoding of a run that holds a value is enough.
+			return searched
+		}
+		return true
+	})
+	return ok || !searched
 }
 
 // scrub returns str without any withheld value, and whether it changed.

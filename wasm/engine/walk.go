@@ -42,8 +42,13 @@ type walker struct {
 	refAt    map[int]int // reduced node -> index in refs
 	refs     []reference
 	invalid  []string
+	// set is what rule (d) removes: the session's set, to which what the
+	// view withholds is added as it goes.
 	set      *scrubSet
 	scrubber *scrubber // for set, once withholdNames has settled it
+	// echoed: the view withholds nothing of its own, but a kept string
+	// repeats a value withheld earlier in the session.
+	echoed bool
 	// local holds, by string node, the fields of the references read in
 	// that string: they go from it whatever their length, as rule (c)
 	// says no field but type, label and ttl reaches the agent.
@@ -93,7 +98,18 @@ func (w *walker) transitions(st *sstate, i int) []transition {
 }
 
 func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
-	w := &walker{e: e, t: t, call: o.Call, tr: tr, act: make([]action, len(tr.nodes)), set: &scrubSet{}, target: 0}
+	// What the view withholds joins the session's set as it goes, and
+	// what it keeps is scrubbed of all the set holds.
+	e.session.mu.Lock()
+	defer e.session.mu.Unlock()
+	defer e.session.settle()
+	w := &walker{e: e, t: t, call: o.Call, tr: tr, act: make([]action, len(tr.nodes)), set: &e.session.set, target: 0}
+	sessionHeld := !e.session.set.empty()
+	if e.session.full {
+		// Nothing it withholds could be recognised again: it keeps its
+		// own set, and withholds everything.
+		w.set = &scrubSet{}
+	}
 	root := &tr.nodes[0]
 	if root.kind == kObject {
 		if c := tr.member(0, "content"); c >= 0 && tr.nodes[c].kind == kArray {
@@ -113,6 +129,10 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 	}
 
 	switch {
+	case e.session.full:
+		// A value withheld once the session's set was full could not be
+		// recognised again: nothing passes.
+		w.mode = wholeMode
 	case t.hint && t.output != nil && t.output.anySensitive:
 		w.mode = allowMode
 	case t.hint && w.hasReference(0):
@@ -136,22 +156,50 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 		w.result(start)
 	}
 
-	if len(w.held) == 0 && len(w.refs) == 0 && len(w.invalid) == 0 {
-		// Nothing withheld, so nothing to scrub either: the output passes
-		// as the tool wrote it, but for the runtime's own keys.
-		if reserved > 0 {
-			w.markDirty()
-			b := w.emit(nil, 0, newScrubber(w.set))
-			return Result{Agent: string(b), Reserved: reserved}
-		}
-		return Result{Agent: o.Data, Unchanged: true}
-	}
 	if !w.withholdNames() {
 		return Result{Err: t.failure("the output's withheld values name each other more than the runtime follows")}
+	}
+	if len(w.held) == 0 && len(w.refs) == 0 && len(w.invalid) == 0 {
+		// Nothing withheld: the output passes as the tool wrote it, but
+		// for the runtime's own keys and what repeats a value withheld
+		// earlier in the session.
+		w.echoed = sessionHeld && w.echoes(w.scrubber)
+		if !w.echoed {
+			if reserved > 0 {
+				w.markDirty()
+				b := w.emit(nil, 0, w.scrubber)
+				return Result{Agent: string(b), Reserved: reserved}
+			}
+			return Result{Agent: o.Data, Unchanged: true}
+		}
 	}
 	res := w.build()
 	res.Reserved = reserved
 	return res
+}
+
+// echoes reports whether a string the view keeps holds a value withheld
+// before. Member names and numbers that do are withheld already
+// (withholdNames).
+func (w *walker) echoes(s *scrubber) bool {
+	if !s.any {
+		return false
+	}
+	tr := w.tr
+	if span := tr.src; !hasEscapes(span, s.plus) && !s.containsRaw(span) {
+		return false
+	}
+	for i := 0; i < len(tr.nodes); {
+		if w.act[i] != keep {
+			i = int(tr.nodes[i].next)
+			continue
+		}
+		if tr.nodes[i].kind == kString && s.contains(tr.str(i)) {
+			return true
+		}
+		i++
+	}
+	return false
 }
 
 // maxNamePasses bounds withholdNames: real outputs settle in one or two

@@ -1,0 +1,166 @@
+package engine
+
+// This file reads the binary-to-text encodings that backends write a
+// value in: base64 and base64url (an Authorization: Basic header, a JWT's
+// segments, a Kubernetes secret, a KMS ciphertext's plaintext), padded or
+// not and wrapped at MIME's or PEM's width, and hex in either case, with
+// or without a separator between bytes. Rule (d) decodes every run of
+// text that may be one and searches what it decodes to; a run that holds
+// a withheld value goes whole, since no part of an encoding can be
+// removed without the rest.
+//
+// The value may stand anywhere in the encoded bytes (after "user:" in a
+// Basic credential, inside a JWT's JSON), so a base64 run is decoded from
+// each of its first four characters: one of them is where its groups
+// start.
+
+// maxBinaryDepth is how often an encoded run is looked into within one
+// another (base64 of JSON text holding base64).
+const maxBinaryDepth = 2
+
+// minEncoded is the fewest characters of a run worth decoding: four
+// bytes of hex, six of base64.
+const minEncoded = 8
+
+// b64 maps the characters of base64 and base64url to their six bits, and
+// everything else to -1.
+var b64 = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	const std = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for i := range len(std) {
+		t[std[i]] = int8(i)
+	}
+	t['-'], t['_'] = 62, 63
+	return t
+}()
+
+// eachEncoded calls f with each run of text that may be base64 or hex
+// and a decoding of it; f returns false to stop. It reports false when
+// the decodings would cost more than budget bytes.
+func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool) bool {
+	var buf []byte
+	for i := 0; i < len(text); {
+		if b64[text[i]] < 0 {
+			i++
+			continue
+		}
+		a := i
+		body, end, looks := base64Run(text, i)
+		i = max(end, i+1)
+		if len(body) < minEncoded {
+			continue
+		}
+		*budget -= 5 * len(body)
+		if *budget < 0 {
+			return false
+		}
+		if looks {
+			for phase := range 4 {
+				buf = decodeBase64(buf[:0], body[phase:])
+				if len(buf) >= 4 && !f(a, end, buf) {
+					return true
+				}
+			}
+		}
+		for phase := range 2 {
+			var ok bool
+			if buf, ok = decodeHex(buf[:0], text[a+phase:end]); ok && len(buf) >= 4 && !f(a, end, buf) {
+				return true
+			}
+		}
+	}
+	return true
+}
+
+// base64Run reads the run of base64 at text[i]: its characters (a line
+// break inside a long run, as MIME and PEM wrap it, is skipped), where it
+// ends (its padding taken), and whether it looks like an encoding rather
+// than a word: a digit, or a capital after its first character.
+func base64Run(text string, i int) (body string, end int, looks bool) {
+	var b []byte
+	start, line := i, 0
+	for i < len(text) {
+		c := text[i]
+		if b64[c] >= 0 {
+			if c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' && i > start {
+				looks = true
+			}
+			i++
+			line++
+			continue
+		}
+		// A line break continues a run wrapped at 64 or 76 columns.
+		if k := lineBreak(text, i); k > 0 && line >= 40 && i+k < len(text) && b64[text[i+k]] >= 0 {
+			if b == nil {
+				b = []byte(text[start:i])
+			} else {
+				b = append(b, text[start:i]...)
+			}
+			i += k
+			start, line = i, 0
+			continue
+		}
+		break
+	}
+	end = i
+	for n := 0; n < 2 && end < len(text) && text[end] == '='; n++ {
+		end++
+	}
+	if b == nil {
+		return text[start:i], end, looks
+	}
+	return string(append(b, text[start:i]...)), end, looks
+}
+
+func lineBreak(s string, i int) int {
+	switch {
+	case s[i] == '\n':
+		return 1
+	case s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n':
+		return 2
+	}
+	return 0
+}
+
+// decodeBase64 appends the bytes that s, base64 or base64url without its
+// padding, encodes; a last partial group gives what bits it has.
+func decodeBase64(b []byte, s string) []byte {
+	var acc uint32
+	bits := 0
+	for i := 0; i < len(s); i++ {
+		acc = acc<<6 | uint32(b64[s[i]])
+		bits += 6
+		if bits >= 8 {
+			bits -= 8
+			b = append(b, byte(acc>>bits))
+		}
+	}
+	return b
+}
+
+// decodeHex appends the bytes that the hex at the start of s encodes:
+// pairs of hex digits, with one separator (':', '-' or a space) between
+// every two pairs or none. ok is false when there are fewer than four.
+func decodeHex(b []byte, s string) ([]byte, bool) {
+	sep := byte(0)
+	for i := 0; i+1 < len(s); {
+		hi, lo := hexDigit(s[i]), hexDigit(s[i+1])
+		if hi < 0 || lo < 0 {
+			break
+		}
+		b = append(b, byte(hi<<4|lo))
+		i += 2
+		if i+2 < len(s) && len(b) == 1 && (s[i] == ':' || s[i] == '-' || s[i] == ' ') && hexDigit(s[i+1]) >= 0 {
+			sep = s[i]
+		}
+		if sep != 0 {
+			if i >= len(s) || s[i] != sep {
+				break
+			}
+			i++
+		}
+	}
+	return b, len(b) >= 4
+}
