@@ -333,7 +333,6 @@ func windowKey(w uint32) uint64 {
 	return 1
 }
 
-
 // mayStart reports whether some needle may start with window w.
 func (t *needleTable) mayStart(w uint32) bool {
 	if t.n == 0 {
