@@ -29,6 +29,9 @@ const (
 	// formPercents reads what percents reads, and + as a space, as in a
 	// query string.
 	formPercents
+	// quotedPrintable reads =XX and the soft line break of raw e-mail
+	// (RFC 2045).
+	quotedPrintable
 )
 
 // Bounds on decoding one window of a string (see windows). Past them the
@@ -67,14 +70,43 @@ func hasEscapes(s string, plus bool) bool {
 	if len(s) < 64 {
 		// A table is cheaper than a search per byte for short strings.
 		for i := 0; i < len(s); i++ {
-			if escapeStart[s[i]] || plus && s[i] == '+' {
+			if escapeStart[s[i]] || plus && s[i] == '+' || s[i] == '=' && isQPEscape(s, i) {
 				return true
 			}
 		}
 		return false
 	}
 	return strings.IndexByte(s, '\\') >= 0 || strings.IndexByte(s, '&') >= 0 || strings.IndexByte(s, '%') >= 0 ||
-		plus && strings.IndexByte(s, '+') >= 0
+		plus && strings.IndexByte(s, '+') >= 0 || hasQPEscape(s)
+}
+
+// isQPEscape reports whether s[i], an equals sign, starts an escape of
+// quoted-printable: two hex digits, or a line break.
+func isQPEscape(s string, i int) bool {
+	if i+1 >= len(s) {
+		return false
+	}
+	switch c := s[i+1]; {
+	case c == '\n':
+		return true
+	case c == '\r':
+		return i+2 < len(s) && s[i+2] == '\n'
+	}
+	return i+2 < len(s) && hexDigit(s[i+1]) >= 0 && hexDigit(s[i+2]) >= 0
+}
+
+// hasQPEscape reports whether s holds an escape of quoted-printable.
+func hasQPEscape(s string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '=')
+		if j < 0 {
+			return false
+		}
+		if isQPEscape(s, i+j) {
+			return true
+		}
+		i += j + 1
+	}
 }
 
 // escapeStart marks the bytes that start an escape of some decoding.
@@ -99,7 +131,7 @@ func decodings(s string, plus bool, extraDepth int, budget *int) (layers []*laye
 	var seen map[string]bool
 	for k := 0; k < len(layers); k++ {
 		l := layers[k]
-		for d := backslashes; d <= formPercents; d++ {
+		for d := backslashes; d <= quotedPrintable; d++ {
 			if !d.applies(l.text, plus) {
 				continue
 			}
@@ -145,6 +177,8 @@ func (d decoding) applies(text string, plus bool) bool {
 		return strings.IndexByte(text, '&') >= 0
 	case percents:
 		return strings.IndexByte(text, '%') >= 0
+	case quotedPrintable:
+		return hasQPEscape(text)
 	default:
 		return plus && strings.IndexByte(text, '+') >= 0
 	}
@@ -159,6 +193,8 @@ func (d decoding) starts(text string) int {
 		return strings.Count(text, "&")
 	case percents:
 		return strings.Count(text, "%")
+	case quotedPrintable:
+		return strings.Count(text, "=")
 	default:
 		return strings.Count(text, "%") + strings.Count(text, "+")
 	}
@@ -175,6 +211,8 @@ func (d decoding) decode(text string, starts int) (string, []segment) {
 		dec = decodeCharRef
 	case percents:
 		dec = func(s string, i int, b []byte) ([]byte, int) { return decodePercent(s, i, b, false) }
+	case quotedPrintable:
+		dec = decodeQP
 	default:
 		dec = func(s string, i int, b []byte) ([]byte, int) { return decodePercent(s, i, b, true) }
 	}
@@ -219,6 +257,8 @@ func indexEscape(d decoding, s string, i int) int {
 		j = strings.IndexByte(s[i:], '&')
 	case percents:
 		j = strings.IndexByte(s[i:], '%')
+	case quotedPrintable:
+		j = strings.IndexByte(s[i:], '=')
 	default:
 		j = strings.IndexAny(s[i:], "%+")
 	}
@@ -422,6 +462,33 @@ func decodePercent(s string, i int, b []byte, plus bool) ([]byte, int) {
 	return decodeBytes(s, i, b, percentByte)
 }
 
+// decodeQP reads quoted-printable's =XX (a run spelling UTF-8 as one,
+// as percent-encoding's) and its soft line break, which stands for
+// nothing.
+func decodeQP(s string, i int, b []byte) ([]byte, int) {
+	switch {
+	case !isQPEscape(s, i):
+		return b, 0
+	case s[i+1] == '\n':
+		return b, 2
+	case s[i+1] == '\r':
+		return b, 3
+	}
+	return decodeBytes(s, i, b, qpByte)
+}
+
+// qpByte reads =XX at s[i].
+func qpByte(s string, i int) (byte, int) {
+	if i+3 > len(s) || s[i] != '=' {
+		return 0, 0
+	}
+	c, ok := hexAt(s, i+1, 2)
+	if !ok {
+		return 0, 0
+	}
+	return byte(c), 3
+}
+
 // decodeCharRef reads an HTML character reference: &#DDD; &#xHHH; (the
 // semicolon optional, as browsers read them) and the named references
 // of entities.go.
@@ -547,7 +614,7 @@ func windows(s string, plus bool, gap int) [][2]int {
 		out = append(out, [2]int{max(0, first-margin), min(len(s), last+margin)})
 	}
 	for i := 0; i < len(s); i++ {
-		if !escapeStart[s[i]] && !(plus && s[i] == '+') {
+		if !escapeStart[s[i]] && !(plus && s[i] == '+') && !(s[i] == '=' && isQPEscape(s, i)) {
 			continue
 		}
 		if first >= 0 && i-last > gap {
@@ -605,6 +672,8 @@ func decodeAll(s string, plus, keepSegs bool) *layer {
 				out, m = decodeCharRef(text, i, nil)
 			case '%', '+':
 				out, m = decodePercent(text, i, nil, plus)
+			case '=':
+				out, m = decodeQP(text, i, nil)
 			}
 			if m == 0 {
 				continue

@@ -227,7 +227,9 @@ func TestMentions(t *testing.T) {
 		{`secret%5Freference`, 1},
 		{`secret\\u005freference`, 1},
 		{"secret_references my_secret_reference xsecret_reference", 0},
-		{"secret reference, secret-reference", 0},
+		{"secret reference, secret-reference", 2},
+		{"secretReference SecretReference Secret  Reference secret._reference", 4},
+		{"secretreferences secret___reference", 0},
 		{`"secret_reference" then \u0073ecret_reference`, 2},
 	}
 	for _, tt := range tests {

@@ -55,25 +55,45 @@ func mentions(str string, extraDepth int) (spans [][2]int, ok bool) {
 	return mergeSpans(spans), true
 }
 
-// mayMention is a fast, sound test for mentions: a string without an
-// underscore or an escape names no secret_reference.
+// mayMention is a fast, sound test for mentions: a string without
+// "reference" in some case, and without an escape, names no
+// secret_reference.
 func mayMention(str string) bool {
-	return strings.IndexByte(str, '_') >= 0 || hasEscapes(str, false)
+	return hasEscapes(str, false) || indexReference(str, 0) >= 0
 }
 
-// eachMention calls f with the span of each secret_reference in text as
-// it is.
-func eachMention(text string, f func(a, b int)) {
-	const before = len("secret")
-	for i := 0; i < len(text); {
-		j := strings.IndexByte(text[i:], '_')
+// indexReference returns where "reference", in any case, starts in text
+// at or after from, or -1.
+func indexReference(text string, from int) int {
+	const word = "reference"
+	for i := from; i+len(word) <= len(text); {
+		j := strings.IndexAny(text[i+2:], "fF")
 		if j < 0 {
-			return
+			return -1
 		}
-		a := i + j - before
-		b := a + len(referenceType)
-		i += j + 1
-		if a < 0 || b > len(text) || !strings.EqualFold(text[a:b], referenceType) {
+		at := i + j // the f is word[2]
+		if at+len(word) <= len(text) && strings.EqualFold(text[at:at+len(word)], word) {
+			return at
+		}
+		i = at + 1
+	}
+	return -1
+}
+
+// eachMention calls f with the span of each mention of secret_reference
+// in text as it is: "secret" and "reference" in any case, with nothing
+// between them or up to two of _ - . and space (secret_reference,
+// secretReference, secret-reference, "Secret Reference"), not inside a
+// longer identifier.
+func eachMention(text string, f func(a, b int)) {
+	for j := indexReference(text, 0); j >= 0; j = indexReference(text, j+1) {
+		b := j + len("reference")
+		k := j
+		for n := 0; n < 2 && k > 0 && isMentionSeparator(text[k-1]); n++ {
+			k--
+		}
+		a := k - len("secret")
+		if a < 0 || !strings.EqualFold(text[a:k], "secret") {
 			continue
 		}
 		if a > 0 && isIdentByte(text[a-1]) || b < len(text) && isIdentByte(text[b]) {
@@ -82,6 +102,8 @@ func eachMention(text string, f func(a, b int)) {
 		f(a, b)
 	}
 }
+
+func isMentionSeparator(c byte) bool { return c == '_' || c == '-' || c == '.' || c == ' ' }
 
 func isIdentByte(c byte) bool { return isAlnum(c) || c == '_' }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -305,13 +306,25 @@ func (w *walker) reference(i int, where refPlace) {
 	w.set.addString(redeem)
 	if u, err := url.Parse(redeem); err == nil {
 		// The same URL written relative to the origin, or with its
-		// default port; and what its query carries.
+		// default port; what its query carries; and each segment of its
+		// path that may be a capability of its own.
 		w.set.addString(u.RequestURI())
 		for _, vs := range u.Query() {
 			for _, v := range vs {
 				w.set.addString(v)
 			}
 		}
+		for _, seg := range strings.Split(u.Path, "/") {
+			if w.e.capabilitySegment(seg) {
+				w.set.addString(seg)
+			}
+		}
+	}
+	if u, err := url.Parse(rawURL); err == nil && u.Fragment != "" {
+		// The fragment never reaches the server, and the view never
+		// shows it: a token there goes from every string too.
+		w.set.addString(u.Fragment)
+		w.set.addString(u.EscapedFragment())
 	}
 	ref := reference{node: i, pointer: tr.pointer(i), label: label, redeem: redeem, visible: visible}
 	if j := tr.member(i, "ttl"); j >= 0 {
@@ -339,6 +352,30 @@ func (w *walker) reference(i int, where refPlace) {
 		}
 		w.refAt[i] = k
 	}
+}
+
+// capabilitySegment reports whether a segment of a redeemUrl's path may
+// be a capability that rule (d) removes from every string: four
+// characters or more, and not a segment of the page's redeem path, nor,
+// when the page sets none, a plain word (lower-case letters and dashes,
+// at most twelve) such as "redeem" or "api-keys", which would otherwise
+// go from every later text.
+func (e *Engine) capabilitySegment(seg string) bool {
+	if len(seg) < minScrubLength {
+		return false
+	}
+	if p := e.opts.RedeemPath; p != "" {
+		return !slices.Contains(strings.Split(p, "/"), seg)
+	}
+	if len(seg) > 12 {
+		return true
+	}
+	for i := 0; i < len(seg); i++ {
+		if c := seg[i]; !(c >= 'a' && c <= 'z' || c == '-') {
+			return true
+		}
+	}
+	return false
 }
 
 // addReference holds r and returns its index in w.refs. The same secret

@@ -26,24 +26,81 @@ func (w *walker) dropReserved() int {
 	return n
 }
 
+// isReserved reports whether key names a member under ReservedPrefix as a
+// reader may take it: after decoding its escapes, in any case, in any
+// Unicode form, with anything but letters and digits (a look-alike slash
+// such as U+2215, a fullwidth dot, a zero-width space) read as the
+// prefix's dot and slash. It is: "dev", "veil", then at least one
+// character that is neither letter nor digit, with nothing but such
+// characters before and between them.
 func isReserved(key string) bool {
-	return len(key) >= len(ReservedPrefix) && strings.EqualFold(key[:len(ReservedPrefix)], ReservedPrefix)
+	if hasEscapes(key, false) {
+		key = decodeAll(key, false, false).text
+	}
+	const want = "devveil"
+	fs := foldStream{s: key}
+	for k := 0; k < len(want); k++ {
+		b, ok := fs.next()
+		if !ok || b != want[k] {
+			return false
+		}
+	}
+	if len(fs.pend) > 0 || fs.i >= len(key) {
+		return false
+	}
+	var buf [32]byte
+	sk, _ := appendFoldAt(buf[:0], key, fs.i)
+	return len(sk) == 0
 }
 
 // mayHaveReserved is a fast, sound test for a member isReserved names in
-// the JSON text JSON.stringify wrote, which never escapes the letters,
-// dot and slash of the prefix.
+// a JSON text: one needs "veil" in its skeleton, in some decoding.
 func mayHaveReserved(s string) bool {
-	const before = len(ReservedPrefix) - 1
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '/')
-		if j < 0 {
+	if indexFold(s, "veil") >= 0 {
+		return true
+	}
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	escaped := hasEscapes(s, false)
+	if ascii && !escaped {
+		return false
+	}
+	if escaped {
+		s = decodeAll(s, false, false).text
+	}
+	fs := foldStream{s: s}
+	var w uint32
+	const veil = uint32('v') | uint32('e')<<8 | uint32('i')<<16 | uint32('l')<<24
+	for n := 0; ; n++ {
+		b, ok := fs.next()
+		if !ok {
 			return false
 		}
-		i += j + 1
-		if k := i - 1 - before; k >= 0 && strings.EqualFold(s[k:i-1], ReservedPrefix[:before]) {
+		if w = w>>8 | uint32(b)<<24; n >= 3 && w == veil {
 			return true
 		}
 	}
-	return false
+}
+
+// indexFold returns where word, lower-case ASCII, starts in s in any
+// case, or -1.
+func indexFold(s, word string) int {
+	first := word[0]
+	for i := 0; i+len(word) <= len(s); {
+		j := strings.IndexAny(s[i:], string([]byte{first, first - 'a' + 'A'}))
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if i+len(word) <= len(s) && strings.EqualFold(s[i:i+len(word)], word) {
+			return i
+		}
+		i++
+	}
+	return -1
 }

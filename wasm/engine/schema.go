@@ -54,6 +54,12 @@ func sensitiveVocab() *jsonschema.Vocabulary {
 			URL:    url,
 			Schema: c.MustCompile(url),
 			Compile: func(_ *jsonschema.CompilerContext, obj map[string]any) (jsonschema.SchemaExt, error) {
+				// JSON Schema's own words for a secret mean x-sensitive
+				// too: writeOnly (a value never read back), and the
+				// password format OpenAPI generators write.
+				if obj["writeOnly"] == true || obj["format"] == "password" {
+					return sensitiveExt{}, nil
+				}
 				v, ok := obj[sensitiveKeyword]
 				if !ok {
 					return nil, nil
@@ -95,6 +101,8 @@ type compiledSchema struct {
 	mu     sync.Mutex
 	states map[string]*sstate
 	start  *sstate
+	// reaches keeps reachesSensitive's answers.
+	reaches map[*jsonschema.Schema]bool
 }
 
 // compileSchema compiles a page's schema document (already decoded by
@@ -173,6 +181,9 @@ func checkSensitiveKeywords(v any, at string, marked *[]string) error {
 		p := at + "/" + escapePointer(k)
 		if near, ok := risk.Resembles(k, sensitiveKeyword); ok {
 			return fmt.Errorf("at %s: %q is not a keyword the runtime reads, and looks like a misspelling of %q, which would then not apply", orRoot(at), k, near)
+		}
+		if sub == true && k != sensitiveKeyword && k != "writeOnly" && k != "readOnly" && risk.MeansSensitive(k) {
+			return fmt.Errorf("at %s: %q is not a keyword the runtime reads, so nothing would be withheld; mark the value with \"%s\": true", orRoot(at), k, sensitiveKeyword)
 		}
 		switch k {
 		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
@@ -408,6 +419,10 @@ type sstate struct {
 	// keysSensitive: a propertyNames subschema is sensitive, so the
 	// member names, and so the members, are.
 	keysSensitive bool
+	// below says through which kinds of value sensitivity lies below
+	// this location: an object's members (reachObject), an array's items
+	// (reachArray).
+	below reach
 	// dependent reports whether dependentSchemas may add to the object's
 	// set depending on which members are present.
 	dependent bool
@@ -416,6 +431,35 @@ type sstate struct {
 	members map[string]transition
 	items   []transition
 	tuple   int
+}
+
+// reach says through which kinds of value an x-sensitive lies below a
+// location.
+type reach uint8
+
+const (
+	reachObject reach = 1 << iota
+	reachArray
+)
+
+// takes reports whether a value of kind k at a location whose
+// sensitivity lies below it reaches that sensitivity, as the schema's
+// author meant: properties and items hold x-sensitive for objects and
+// arrays, but JSON Schema applies them to nothing else, so a string
+// holding the object's JSON text, or a list of the objects where one was
+// described, would pass with nothing withheld. The runtime reads such a
+// schema as pinning the kind: a value of another kind there is withheld
+// whole. Null holds nothing and passes.
+func (r reach) takes(k kind) bool {
+	switch k {
+	case kNull:
+		return true
+	case kObject:
+		return r&reachObject != 0
+	case kArray:
+		return r&reachArray != 0
+	}
+	return false
 }
 
 // transition is the state of a child location and whether the schema
@@ -507,6 +551,7 @@ func (cs *compiledSchema) intern(pos, neg []*jsonschema.Schema) *sstate {
 		if len(s.DependentSchemas) > 0 {
 			st.dependent = true
 		}
+		st.below |= cs.reachBelow(s)
 		for _, d := range s.Dependencies {
 			if _, ok := d.(*jsonschema.Schema); ok {
 				st.dependent = true
@@ -539,9 +584,71 @@ func (cs *compiledSchema) key(pos, neg []*jsonschema.Schema) string {
 	return b.String()
 }
 
+// reachBelow says through which kinds of value s's own keywords lead to
+// an x-sensitive: those of objects, and those of arrays.
+func (cs *compiledSchema) reachBelow(s *jsonschema.Schema) reach {
+	var r reach
+	reachesAny := func(l ...*jsonschema.Schema) bool {
+		for _, x := range l {
+			if x != nil && cs.reachesSensitive(x) {
+				return true
+			}
+		}
+		return false
+	}
+	var obj []*jsonschema.Schema
+	for _, x := range s.Properties {
+		obj = append(obj, x)
+	}
+	for _, x := range s.PatternProperties {
+		obj = append(obj, x)
+	}
+	for _, x := range s.DependentSchemas {
+		obj = append(obj, x)
+	}
+	for _, d := range s.Dependencies {
+		if x, ok := d.(*jsonschema.Schema); ok {
+			obj = append(obj, x)
+		}
+	}
+	if x, ok := s.AdditionalProperties.(*jsonschema.Schema); ok {
+		obj = append(obj, x)
+	}
+	obj = append(obj, s.UnevaluatedProperties, s.PropertyNames)
+	if reachesAny(obj...) {
+		r |= reachObject
+	}
+	arr := append([]*jsonschema.Schema{s.Items2020, s.UnevaluatedItems, s.Contains}, s.PrefixItems...)
+	switch x := s.Items.(type) {
+	case *jsonschema.Schema:
+		arr = append(arr, x)
+	case []*jsonschema.Schema:
+		arr = append(arr, x...)
+	}
+	if x, ok := s.AdditionalItems.(*jsonschema.Schema); ok {
+		arr = append(arr, x)
+	}
+	if reachesAny(arr...) {
+		r |= reachArray
+	}
+	return r
+}
+
 // reachesSensitive reports whether any subschema reachable from s is
-// sensitive.
+// sensitive. The answer is kept for each s.
 func (cs *compiledSchema) reachesSensitive(s *jsonschema.Schema) bool {
+	if r, ok := cs.reaches[s]; ok {
+		return r
+	}
+	r := cs.walkSensitive(s)
+	if cs.reaches == nil {
+		cs.reaches = map[*jsonschema.Schema]bool{}
+	}
+	cs.reaches[s] = r
+	return r
+}
+
+func (cs *compiledSchema) walkSensitive(s *jsonschema.Schema) bool {
 	seen := map[*jsonschema.Schema]bool{}
 	var walk func(*jsonschema.Schema) bool
 	walk = func(s *jsonschema.Schema) bool {

@@ -324,7 +324,7 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 	if w.act[i] == drop {
 		return
 	}
-	if st != nil && st.sensitive {
+	if st != nil && (st.sensitive || st.below != 0 && !st.below.takes(n.kind)) {
 		w.withhold(i)
 		return
 	}

@@ -215,6 +215,9 @@ func ParseAnnotations(raw []byte) (*Annotations, []byte, error) {
 			if near, ok := Resembles(k, annotationKeys...); ok {
 				return nil, nil, &Error{"annotations." + k, fmt.Sprintf("is not an annotation the runtime reads, and looks like a misspelling of %q, which would then not apply", near)}
 			}
+			if MeansSensitive(k) {
+				return nil, nil, &Error{"annotations." + k, `is not an annotation the runtime reads, so the output would not be withheld; to mark it sensitive, use "sensitiveHint": true`}
+			}
 			a.Unknown = append(a.Unknown, k)
 		}
 	}

@@ -86,6 +86,20 @@ func editDistance(a, b string, limit int) int {
 	return prev[len(b)]
 }
 
+// MeansSensitive reports whether key, a name the runtime does not read,
+// says the value or output it stands on is sensitive: sensitive,
+// isSensitive, containsSensitiveData, x-secret, pii, confidential and the
+// like. A page that writes one means protection that would not apply.
+func MeansSensitive(key string) bool {
+	k := squeeze(key)
+	for _, word := range []string{"sensitiv", "secret", "confidential", "private", "redact", "pii"} {
+		if strings.Contains(k, word) {
+			return true
+		}
+	}
+	return false
+}
+
 // annotationKeys are the annotations the runtime reads.
 var annotationKeys = []string{
 	"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint",
