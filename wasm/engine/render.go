@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,7 @@ func (w *walker) render(pointers []string) []byte {
 		s = newScrubber(w.set)
 	}
 	notice := []byte(w.notice())
+	pointers = w.agentPointers(pointers)
 	// A pointer names members; a name can be a withheld string (a
 	// sensitive propertyNames, a name that withholdNames withheld).
 	for i, p := range pointers {
@@ -144,6 +146,33 @@ func (w *walker) renderValue(notice, meta []byte, s *scrubber) []byte {
 	}
 	b = appendMeta(append(b, ','), MetaKey, meta)
 	return append(b, '}')
+}
+
+// agentPointers returns the pointers of what was withheld as the agent
+// reads them: a withheld member whose name the agent does not read, in
+// the tool's schemas or MCP's vocabulary, is named by its position, "#2",
+// not by a name that may itself be what was withheld (a map keyed by
+// session tokens). The names above it are those of members the view
+// keeps, which the agent reads anyway. The vault keeps the real pointers,
+// which the user sees.
+func (w *walker) agentPointers(pointers []string) []string {
+	tr := w.tr
+	var out []string
+	for k, h := range w.held {
+		n := &tr.nodes[h]
+		if n.parent < 0 || tr.nodes[n.parent].kind != kObject || w.t.publicName(tr.key(h)) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(pointers)
+		}
+		b := tr.appendPointer(nil, int(n.parent))
+		out[k] = string(strconv.AppendInt(append(b, "/#"...), int64(n.index), 10))
+	}
+	if out == nil {
+		return pointers
+	}
+	return out
 }
 
 // listReferences appends, in text mode, the references that stood inside
