@@ -120,6 +120,10 @@ type Meta struct {
 	// ResultSensitivity is mcp.dev/resultSensitivity: "public",
 	// "internal", "confidential", "restricted", or "" when unset.
 	ResultSensitivity string
+	// SafeMedia is dev.veil/safeMedia: the tool says its images, audio
+	// and blobs never show what it withholds, so they reach the agent
+	// beside a notice. Default: false.
+	SafeMedia bool
 }
 
 // The keys of the _meta policy hints.
@@ -128,6 +132,9 @@ const (
 	MetaIdempotent           = "mcp.dev/idempotent"
 	MetaRequiresConfirmation = "mcp.dev/requiresConfirmation"
 	MetaResultSensitivity    = "mcp.dev/resultSensitivity"
+	// MetaSafeMedia is the runtime's own: not a policy hint, but the
+	// tool's word on its non-text content (Meta.SafeMedia).
+	MetaSafeMedia = "dev.veil/safeMedia"
 )
 
 // Error says which key of a tool's declaration is malformed: Key is a path
@@ -295,7 +302,7 @@ func ParseMeta(raw []byte) (Meta, []byte, error) {
 			} else {
 				m.ResultSensitivity = s
 			}
-		case MetaIdempotent, MetaRequiresConfirmation:
+		case MetaIdempotent, MetaRequiresConfirmation, MetaSafeMedia:
 			if v == nil {
 				delete(obj, k)
 				continue
@@ -304,10 +311,13 @@ func ParseMeta(raw []byte) (Meta, []byte, error) {
 			if !ok {
 				return m, nil, &Error{key, "must be a boolean, got " + jsonx.TypeOf(v)}
 			}
-			if k == MetaIdempotent {
+			switch k {
+			case MetaIdempotent:
 				m.Idempotent = &b
-			} else {
+			case MetaRequiresConfirmation:
 				m.RequiresConfirmation = &b
+			default:
+				m.SafeMedia = b
 			}
 		default:
 			if near, ok := Resembles(k, metaKeys...); ok {

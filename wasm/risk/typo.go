@@ -110,4 +110,4 @@ var annotationKeys = []string{
 }
 
 // metaKeys are the _meta policy hints the runtime reads.
-var metaKeys = []string{MetaEffect, MetaIdempotent, MetaRequiresConfirmation, MetaResultSensitivity}
+var metaKeys = []string{MetaEffect, MetaIdempotent, MetaRequiresConfirmation, MetaResultSensitivity, MetaSafeMedia}
