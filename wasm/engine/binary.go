@@ -46,27 +46,41 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 			i++
 			continue
 		}
+		// Most runs are words: one look at each byte says whether the
+		// run is long enough, or a byte of hex before a separator.
 		a := i
-		body, end, looks := base64Run(text, i)
-		i = max(end, i+1)
-		if len(body) < minEncoded {
+		for i < len(text) && b64[text[i]] >= 0 {
+			i++
+		}
+		short := i-a < minEncoded
+		if short && !(i-a == 2 && mayBeHex(text, a)) {
+			continue
+		}
+		body, end, looks := base64Run(text, a)
+		i = max(i, end)
+		for phase := range 2 {
+			if !mayBeHex(text, a+phase) {
+				continue
+			}
+			var n int
+			if buf, n = decodeHex(buf[:0], text[a+phase:]); len(buf) >= 4 {
+				*budget -= n
+				if !f(a, a+phase+n, buf) {
+					return true
+				}
+				i = max(i, a+phase+n)
+			}
+		}
+		if short || len(body) < minEncoded || !looks {
 			continue
 		}
 		*budget -= 5 * len(body)
 		if *budget < 0 {
 			return false
 		}
-		if looks {
-			for phase := range 4 {
-				buf = decodeBase64(buf[:0], body[phase:])
-				if len(buf) >= 4 && !f(a, end, buf) {
-					return true
-				}
-			}
-		}
-		for phase := range 2 {
-			var ok bool
-			if buf, ok = decodeHex(buf[:0], text[a+phase:end]); ok && len(buf) >= 4 && !f(a, end, buf) {
+		for phase := range 4 {
+			buf = decodeBase64(buf[:0], body[phase:])
+			if len(buf) >= 4 && !f(a, end, buf) {
 				return true
 			}
 		}
@@ -77,15 +91,20 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 // base64Run reads the run of base64 at text[i]: its characters (a line
 // break inside a long run, as MIME and PEM wrap it, is skipped), where it
 // ends (its padding taken), and whether it looks like an encoding rather
-// than a word: a digit, or a capital after its first character.
+// than a word, a path or hex: capitals after its first character, and
+// small letters or digits too.
 func base64Run(text string, i int) (body string, end int, looks bool) {
 	var b []byte
 	start, line := i, 0
+	upper, other := false, false
 	for i < len(text) {
 		c := text[i]
 		if b64[c] >= 0 {
-			if c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' && i > start {
-				looks = true
+			switch {
+			case c >= 'A' && c <= 'Z':
+				upper = upper || i > start
+			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+				other = true
 			}
 			i++
 			line++
@@ -108,6 +127,7 @@ func base64Run(text string, i int) (body string, end int, looks bool) {
 	for n := 0; n < 2 && end < len(text) && text[end] == '='; n++ {
 		end++
 	}
+	looks = upper && other
 	if b == nil {
 		return text[start:i], end, looks
 	}
@@ -140,19 +160,34 @@ func decodeBase64(b []byte, s string) []byte {
 	return b
 }
 
+// mayBeHex reports whether four bytes of hex may start at s[i]: eight
+// hex digits, or two and a separator and two.
+func mayBeHex(s string, i int) bool {
+	n := 0
+	for n < minEncoded && i+n < len(s) && hexDigit(s[i+n]) >= 0 {
+		n++
+	}
+	if n == minEncoded {
+		return true
+	}
+	return n == 2 && i+4 < len(s) && (s[i+2] == ':' || s[i+2] == '-' || s[i+2] == ' ') && hexDigit(s[i+3]) >= 0 && hexDigit(s[i+4]) >= 0
+}
+
 // decodeHex appends the bytes that the hex at the start of s encodes:
 // pairs of hex digits, with one separator (':', '-' or a space) between
-// every two pairs or none. ok is false when there are fewer than four.
-func decodeHex(b []byte, s string) ([]byte, bool) {
+// every two pairs or none, and returns how many bytes of s it read.
+func decodeHex(b []byte, s string) ([]byte, int) {
 	sep := byte(0)
-	for i := 0; i+1 < len(s); {
+	i, end := 0, 0
+	for i+1 < len(s) {
 		hi, lo := hexDigit(s[i]), hexDigit(s[i+1])
 		if hi < 0 || lo < 0 {
 			break
 		}
 		b = append(b, byte(hi<<4|lo))
 		i += 2
-		if i+2 < len(s) && len(b) == 1 && (s[i] == ':' || s[i] == '-' || s[i] == ' ') && hexDigit(s[i+1]) >= 0 {
+		end = i
+		if len(b) == 1 && i+2 < len(s) && (s[i] == ':' || s[i] == '-' || s[i] == ' ') && hexDigit(s[i+1]) >= 0 {
 			sep = s[i]
 		}
 		if sep != 0 {
@@ -162,5 +197,5 @@ func decodeHex(b []byte, s string) ([]byte, bool) {
 			i++
 		}
 	}
-	return b, len(b) >= 4
+	return b, end
 }

@@ -39,7 +39,10 @@ var foldASCII = func() (t [utf8.RuneSelf]byte) {
 // appendFoldRune appends to b the skeleton of the character that starts
 // at s[i], which is not ASCII, and returns the index just past it.
 func appendFoldRune(b []byte, s string, i int) ([]byte, int) {
-	_, n := utf8.DecodeRuneInString(s[i:])
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if r == utf8.RuneError && n <= 1 {
+		return b, i + 1 // a byte that is no character has no skeleton
+	}
 	d := norm.NFKD.PropertiesString(s[i : i+n]).Decomposition()
 	if d == nil {
 		return appendFoldChar(b, s[i:i+n]), i + n

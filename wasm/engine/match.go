@@ -236,6 +236,11 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 // with window w.
 func (s *scrubber) skelMayStart(w uint32) bool {
 	m := bloomMix(w)
+	if len(s.skels) == 1 {
+		t := s.skels[0]
+		bi := m >> t.shift
+		return t.bloom[bi/64]&(1<<(bi%64)) != 0
+	}
 	for _, t := range s.skels {
 		if bi := m >> t.shift; t.bloom[bi/64]&(1<<(bi%64)) != 0 {
 			return true

@@ -67,7 +67,10 @@ func mayMention(str string) bool {
 func indexReference(text string, from int) int {
 	const word = "reference"
 	for i := from; i+len(word) <= len(text); {
-		j := strings.IndexAny(text[i+2:], "fF")
+		j := strings.IndexByte(text[i+2:], 'f')
+		if k := strings.IndexByte(text[i+2:], 'F'); k >= 0 && (j < 0 || k < j) {
+			j = k
+		}
 		if j < 0 {
 			return -1
 		}

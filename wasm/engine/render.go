@@ -23,9 +23,12 @@ func (w *walker) render(pointers []string) []byte {
 	}
 	notice := []byte(w.notice())
 	pointers = w.agentPointers(pointers)
-	// A pointer names members; a name can be a withheld string (a
-	// sensitive propertyNames, a name that withholdNames withheld).
+	// A pointer names members; a name above the last can be a withheld
+	// string (a member withholdNames withheld, around one the walk did).
 	for i, p := range pointers {
+		if w.namesPublic(w.held[i]) {
+			continue
+		}
 		if c, ok := s.scrubPointer(p); ok {
 			pointers[i] = c
 		}
@@ -175,6 +178,18 @@ func (w *walker) agentPointers(pointers []string) []string {
 	return out
 }
 
+// namesPublic reports whether every member name above node i is one the
+// agent reads anyway, in the tool's schemas or MCP's vocabulary.
+func (w *walker) namesPublic(i int) bool {
+	tr := w.tr
+	for p := int(tr.nodes[i].parent); p > 0; p = int(tr.nodes[p].parent) {
+		if pp := tr.nodes[p].parent; tr.nodes[pp].kind == kObject && !w.t.publicName(tr.key(p)) {
+			return false
+		}
+	}
+	return true
+}
+
 // listReferences appends, in text mode, the references that stood inside
 // withheld values, reduced.
 func (w *walker) listReferences(b []byte, s *scrubber) []byte {
@@ -207,13 +222,22 @@ func (w *walker) markDirty() {
 	for i := range w.local {
 		mark(i)
 	}
+	for i := range w.cuts {
+		mark(i)
+	}
 }
 
 // scrubString returns the string at node i as the agent gets it: without
 // any withheld value, and without the fields of the references read in
 // it, however short (local).
 func (w *walker) scrubString(i int, s *scrubber) (string, bool) {
-	str, changed := s.scrub(w.tr.str(i))
+	str, cut := w.tr.str(i), false
+	if c := w.cuts[i]; c != nil {
+		// Part of a value split across this string and its neighbours.
+		str, cut = removeSpans(str, slices.Clone(c)), true
+	}
+	str, changed := s.scrub(str)
+	changed = changed || cut
 	if l := w.local[i]; l != nil {
 		if c, ok := newScrubber(l).scrub(str); ok {
 			str, changed = c, true

@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // This file keeps the runtime's own _meta keys its own.
 
@@ -34,6 +37,12 @@ func (w *walker) dropReserved() int {
 // character that is neither letter nor digit, with nothing but such
 // characters before and between them.
 func isReserved(key string) bool {
+	if key == "" {
+		return false
+	}
+	if c := key[0]; c < utf8.RuneSelf && foldASCII[c] != 0 && foldASCII[c] != 'd' {
+		return false // the common case: a name that starts otherwise
+	}
 	if hasEscapes(key, false) {
 		key = decodeAll(key, false, false).text
 	}

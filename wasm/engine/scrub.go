@@ -85,13 +85,15 @@ func (s *scrubber) contains(str string) bool {
 
 // containsRaw reports whether a JSON text holds, in its strings, member
 // names or numbers, a withheld value that a search of its bytes as they
-// are finds. A text without escapes needs no more.
+// are finds, or of what its runs of base64 and hex decode to. A text
+// without escapes needs no more.
 func (s *scrubber) containsRaw(text string) bool {
 	if !s.any {
 		return false
 	}
 	found := false
-	ok := s.eachMatch(text, func(int, int) bool { found = true; return false })
+	stop := func(int, int) bool { found = true; return false }
+	ok := s.eachMatch(text, stop) && (found || s.eachEncodedMatch(text, 0, stop))
 	return found || !ok
 }
 

@@ -49,6 +49,9 @@ type walker struct {
 	// echoed: the view withholds nothing of its own, but a kept string
 	// repeats a value withheld earlier in the session.
 	echoed bool
+	// cuts lists, by string node, the spans of values split across it
+	// and its neighbours (joins.go).
+	cuts map[int][][2]int
 	// local holds, by string node, the fields of the references read in
 	// that string: they go from it whatever their length, as rule (c)
 	// says no field but type, label and ttl reaches the agent.
@@ -162,11 +165,12 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 	if w.isResult && (len(w.held) > 0 || len(w.refs) > 0 || len(w.invalid) > 0) && w.withholdMedia() && !w.withholdNames() {
 		return Result{Err: t.failure("the output's withheld values name each other more than the runtime follows")}
 	}
+	joined := w.joins(w.scrubber)
 	if len(w.held) == 0 && len(w.refs) == 0 && len(w.invalid) == 0 {
 		// Nothing withheld: the output passes as the tool wrote it, but
 		// for the runtime's own keys and what repeats a value withheld
 		// earlier in the session.
-		w.echoed = sessionHeld && w.echoes(w.scrubber)
+		w.echoed = sessionHeld && (joined || w.echoes(w.scrubber))
 		if !w.echoed {
 			if reserved > 0 {
 				w.markDirty()

@@ -1,0 +1,297 @@
+package engine
+
+import (
+	"hash/maphash"
+	"unicode/utf8"
+)
+
+// This file finds a withheld value split across strings: a backend that
+// writes a key's prefix and the rest in two fields ({"prefix": "sk_live_",
+// "rest": "9f8e7d6c"}), a card number in four list items. Consecutive
+// members of one object or items of one array that are strings the view
+// keeps are read as one text by their skeletons (fold.go); a match that
+// crosses from one into the next is cut out of each. A match within one
+// string is that string's own search's to find. A split value is looked
+// for where it starts in the last joinReach bytes of a string: a key, a
+// token, a card number, not a paragraph.
+
+// joinReach is how far from a string's end a value split across it and
+// the next may start.
+const joinReach = 64
+
+// joins finds the withheld values split across consecutive strings the
+// view keeps, and records where each of those strings is cut (w.cuts). It
+// reports whether it found any.
+func (w *walker) joins(s *scrubber) bool {
+	if len(s.skels) == 0 {
+		return false
+	}
+	tr := w.tr
+	found := false
+	budget := matchBudget*len(tr.src) + matchSlack
+	var strs []string
+	var nodes []int
+	flush := func() {
+		if len(strs) >= 2 {
+			j := joined{s: s, strs: strs, budget: budget}
+			ok := j.scan(func(a, b pos) {
+				found = true
+				for k := a.str; k <= b.str; k++ {
+					lo, hi := 0, len(strs[k])
+					if k == a.str {
+						lo = a.at
+					}
+					if k == b.str {
+						hi = b.at
+					}
+					if lo < hi {
+						w.cut(nodes[k], lo, hi)
+					}
+				}
+			})
+			if budget = j.budget; !ok {
+				// Past the budget: the strings may hold a split value.
+				for k := range strs {
+					w.cut(nodes[k], 0, len(strs[k]))
+				}
+				found = true
+			}
+		}
+		strs, nodes = strs[:0], nodes[:0]
+	}
+	for i := 0; i < len(tr.nodes); i++ {
+		n := &tr.nodes[i]
+		if w.act[i] != keep || n.kind < kArray {
+			continue
+		}
+		for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
+			if w.act[j] == keep && tr.nodes[j].kind == kString && tr.nodes[j].str.hi != tr.nodes[j].str.lo {
+				strs = append(strs, tr.str(j))
+				nodes = append(nodes, j)
+				continue
+			}
+			flush()
+		}
+		flush()
+	}
+	return found
+}
+
+// cut records that the agent gets string node i without [a, b).
+func (w *walker) cut(i, a, b int) {
+	if w.cuts == nil {
+		w.cuts = map[int][][2]int{}
+	}
+	w.cuts[i] = append(w.cuts[i], [2]int{a, b})
+}
+
+// pos is a place in joined strings: an offset in one of them.
+type pos struct{ str, at int }
+
+// joined reads strings one after the other as one skeleton.
+type joined struct {
+	s      *scrubber
+	strs   []string
+	budget int
+}
+
+// jorigin is where a skeleton byte of joined strings came from.
+type jorigin struct {
+	p    pos
+	sub  int8
+	cont bool
+}
+
+// scan calls f with the start and end of every match that crosses from
+// one string into another and starts in the last joinReach bytes of one.
+// It reports false past the budget.
+func (j *joined) scan(f func(a, b pos)) bool {
+	var (
+		ring [4]jorigin
+		have int
+		w    uint32
+		buf  [32]byte
+	)
+	// push takes a skeleton byte and checks the window it completes; it
+	// returns where to go on after a match, or ok false.
+	push := func(c byte, o jorigin) (after pos, matched bool) {
+		w = w>>8 | uint32(c)<<24
+		ring[have&3] = o
+		have++
+		if have < 4 || !j.s.skelMayStart(w) {
+			return pos{}, false
+		}
+		first := ring[(have-4)&3]
+		if first.cont {
+			return pos{}, false
+		}
+		a, b, ok := j.match(first, w)
+		if !ok {
+			return pos{}, false
+		}
+		if b.str > a.str {
+			f(a, b)
+		}
+		have = 0
+		return b, true
+	}
+	k, i := 0, cutStart(j.strs[0], len(j.strs[0])-joinReach)
+	for k < len(j.strs) {
+		text := j.strs[k]
+		if i >= len(text) {
+			// The end of a string: where the next is short, read on into
+			// it; else finish the windows that start in this one with the
+			// next one's first bytes, and go on from where a split value
+			// could start in the next.
+			if k+1 == len(j.strs) {
+				break
+			}
+			next := j.strs[k+1]
+			from := cutStart(next, len(next)-joinReach)
+			if from == 0 {
+				k, i = k+1, 0
+				continue
+			}
+			matched := false
+			r := jreader{strs: j.strs, p: pos{k + 1, 0}}
+			for n := 0; n < 3 && have > 0 && !matched; n++ {
+				c, more := r.next()
+				if !more {
+					break
+				}
+				var after pos
+				if after, matched = push(c, jorigin{p: r.end}); matched {
+					k, i = after.str, after.at
+				}
+			}
+			if j.budget < 0 {
+				return false
+			}
+			if !matched {
+				k, i, have = k+1, from, 0
+			}
+			continue
+		}
+		start := i
+		var fb []byte
+		if c := text[i]; c < utf8.RuneSelf {
+			i++
+			if foldASCII[c] == 0 {
+				continue
+			}
+			buf[0] = foldASCII[c]
+			fb = buf[:1]
+		} else {
+			fb, i = appendFoldRune(buf[:0], text, i)
+		}
+		for n, c := range fb {
+			if after, ok := push(c, jorigin{p: pos{k, start}, sub: int8(n), cont: !utf8.RuneStart(c)}); ok {
+				k, i = after.str, after.at
+				break
+			}
+		}
+		if j.budget < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// match verifies the needles that start at o with window w, reading on
+// into the strings after o's, and returns the longest one's span.
+func (j *joined) match(o jorigin, w uint32) (a, b pos, ok bool) {
+	var best *needle
+	var bestEnd pos
+	for _, t := range j.s.skels {
+		k := t.chain(w)
+		if k == 0 {
+			continue
+		}
+		var h maphash.Hash
+		h.SetSeed(hashSeed)
+		r := jreader{strs: j.strs, p: o.p}
+		for range o.sub {
+			r.next()
+		}
+		count := 0
+		for ; k != 0; k = t.list[k-1].next {
+			nd := &t.list[k-1]
+			for count < int(nd.n) {
+				c, more := r.next()
+				if !more {
+					k = 0
+					break
+				}
+				h.WriteByte(c)
+				count++
+				j.budget--
+			}
+			if k == 0 {
+				break
+			}
+			j.budget--
+			if h.Sum64() != nd.hash {
+				continue
+			}
+			if nd.digits && (digitBefore(j.strs[o.p.str], o.p.at) || isDigitRune(j.strs[r.end.str], r.end.at)) {
+				continue
+			}
+			if best == nil || nd.n > best.n {
+				best, bestEnd = nd, r.end
+			}
+		}
+	}
+	if best == nil {
+		return pos{}, pos{}, false
+	}
+	a, b = o.p, bestEnd
+	a.at = widen(j.strs[a.str], a.at, int(best.pre), true)
+	b.at = widen(j.strs[b.str], b.at, int(best.post), false)
+	return a, b, true
+}
+
+// jreader reads joined strings' skeleton byte by byte from p.
+type jreader struct {
+	strs []string
+	p    pos // where the next character starts
+	end  pos // where the character of the last byte ends
+	pend []byte
+	buf  [32]byte
+}
+
+func (r *jreader) next() (byte, bool) {
+	for len(r.pend) == 0 {
+		if r.p.at >= len(r.strs[r.p.str]) {
+			if r.p.str+1 >= len(r.strs) {
+				return 0, false
+			}
+			r.p = pos{r.p.str + 1, 0}
+			continue
+		}
+		s := r.strs[r.p.str]
+		if c := s[r.p.at]; c < utf8.RuneSelf {
+			r.p.at++
+			if f := foldASCII[c]; f != 0 {
+				r.end = r.p
+				return f, true
+			}
+			continue
+		}
+		r.pend, r.p.at = appendFoldRune(r.buf[:0], s, r.p.at)
+		r.end = r.p
+	}
+	b := r.pend[0]
+	r.pend = r.pend[1:]
+	return b, true
+}
+
+// cutStart moves i on to a character's start, and to 0 when below it.
+func cutStart(s string, i int) int {
+	if i <= 0 {
+		return 0
+	}
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
+}
