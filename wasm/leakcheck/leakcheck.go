@@ -3,15 +3,28 @@
 // backslash escapes of JSON, JavaScript and Python, HTML character
 // references, percent-encoding, and a number written any way.
 //
+// It finds the value however it is written, too: in any case (Unicode
+// simple case folding), in any Unicode normalization form (NFC, NFD,
+// NFKC, NFKD: fullwidth digits, ligatures), with invisible characters
+// (format characters such as the soft hyphen, zero-width spaces and
+// joiners, the word joiner, the byte order mark) anywhere in it, and,
+// when it has six letters and digits or more, with any separators
+// (spaces of every kind, dashes, . _ / :) between them, standing whole:
+// the card number 4111111111111111 in "4111 1111 1111 1111" and
+// "4111-1111-1111-1111", the SSN 123-45-6789 in "123 45 6789".
+//
 // It is the tests' oracle for the engine's rules (c) and (d). It is written
 // apart from the engine's own decoding, on the standard library where it
-// can be, so that the two do not share a mistake.
+// can be, so that the two do not share a mistake. It may find more than
+// the engine withholds, never less: a value found in a form the engine
+// leaves is a leak to look at, not a fault of the oracle.
 //
 // A value written as a number (see [IsNumber]) is found by value, where it
 // stands whole: 4471 is in "x4471", "4471.0" and 4.471e3, not in "144712"
 // or "3.4471". One written with a leading zero (a PIN 0420) is found as
 // written, where it stands whole. Any other value is found as a
-// substring.
+// substring. With separators ignored, a number's digits are found as a
+// string standing whole, however they are grouped.
 package leakcheck
 
 import (
@@ -36,7 +49,7 @@ const maxLayers = 256
 // Find reports whether text, or anything decoded from it, holds value,
 // and where: a short description of the decodings that led there.
 func Find(text, value string) (where string, found bool) {
-	f := finder{value: value}
+	f := finder{value: value, minLen: len(value)}
 	if IsNumber(value) {
 		digits := strings.TrimPrefix(value, "-")
 		if leadingZeroRE.MatchString(digits) {
@@ -44,6 +57,18 @@ func Find(text, value string) (where string, found bool) {
 		} else {
 			f.number = new(big.Rat)
 			f.number.SetString(digits)
+			// Written another way, a number keeps its significant digits
+			// only: 100000 is 1e5.
+			f.minLen = max(1, len(strings.Trim(strings.Replace(numberMantissaRE.FindString(digits), ".", "", 1), "0")))
+		}
+	}
+	f.folded = fold(value)
+	if b, n := bare(f.folded); n >= minBare {
+		f.bare, f.joined = b, unseparated(f.folded)
+	}
+	for _, form := range []string{f.folded, f.bare} {
+		if form != "" {
+			f.minLen = min(f.minLen, len(form))
 		}
 	}
 	return f.find(text, "text", 0)
@@ -54,14 +79,26 @@ func Find(text, value string) (where string, found bool) {
 func IsNumber(s string) bool { return numberRE.MatchString(s) }
 
 var (
-	numberRE      = regexp.MustCompile(`^-?([0-9]+(\.[0-9]+)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
-	leadingZeroRE = regexp.MustCompile(`^0[0-9]`)
+	numberRE         = regexp.MustCompile(`^-?([0-9]+(\.[0-9]+)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+	numberMantissaRE = regexp.MustCompile(`^[0-9.]*`)
+	leadingZeroRE    = regexp.MustCompile(`^0[0-9]`)
 )
 
 type finder struct {
 	value  string
 	number *big.Rat // the value's magnitude, when it is a number
 	digits string   // the value without its sign, when it has a leading zero
+
+	// folded is the value as the loose comparison reads it (see fold):
+	// "" when nothing of it is left.
+	folded string
+	// bare is the folded value's letters and digits, and joined the
+	// folded value without its separators, when it has minBare letters
+	// and digits or more; else both are "".
+	bare, joined string
+	// minLen is the fewest bytes any form holds finds the value in takes:
+	// an encoded run too short to decode to that many is not decoded.
+	minLen int
 }
 
 func (f *finder) find(text, where string, jsonDepth int) (string, bool) {
@@ -82,8 +119,8 @@ func (f *finder) find(text, where string, jsonDepth int) (string, bool) {
 				continue
 			}
 		}
-		if f.holds(s) {
-			return names[k], true
+		if how, ok := f.holds(s); ok {
+			return names[k] + how, true
 		}
 		if depth[s] >= MaxDepth || len(layers) >= maxLayers {
 			continue
@@ -129,8 +166,8 @@ func (f *finder) findValue(v any, where string, jsonDepth int) (string, bool) {
 	case string:
 		return f.find(v, where+" string", jsonDepth)
 	case json.Number:
-		if f.holds(string(v)) {
-			return where + " number " + string(v), true
+		if how, ok := f.holds(string(v)); ok {
+			return where + " number " + string(v) + how, true
 		}
 	case []any:
 		for i, x := range v {
@@ -151,10 +188,31 @@ func (f *finder) findValue(v any, where string, jsonDepth int) (string, bool) {
 	return "", false
 }
 
-// holds reports whether s holds the value as it is.
-func (f *finder) holds(s string) bool {
+// holds reports whether s holds the value, and how when it is not as it
+// is: folded (case, Unicode form and invisible characters ignored), or
+// with separators ignored too.
+func (f *finder) holds(s string) (how string, ok bool) {
+	if f.in(s, f.value) {
+		return "", true
+	}
+	if f.folded == "" {
+		return "", false
+	}
+	t := fold(s)
+	if (t != s || f.folded != f.value) && f.in(t, f.folded) {
+		return " (case, Unicode form and invisible characters ignored)", true
+	}
+	if f.bare != "" && holdsUnseparated(t, f.joined, f.bare) {
+		return " (separators ignored)", true
+	}
+	return "", false
+}
+
+// in reports whether s holds value (the value, or the folded value): by
+// its value where the value is a number, else as a substring.
+func (f *finder) in(s, value string) bool {
 	if f.number == nil && f.digits == "" {
-		return strings.Contains(s, f.value)
+		return strings.Contains(s, value)
 	}
 	for _, m := range tokenRE.FindAllStringIndex(s, -1) {
 		a, b := m[0], m[1]
