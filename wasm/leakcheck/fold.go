@@ -33,31 +33,40 @@ func fold(s string) string {
 		}
 		return string(b)
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		// Removed before composing: a mark after a zero-width space still
-		// belongs to the letter before it, for a reader.
-		if !(r == utf8.RuneError && n == 1) && invisible(r) {
+	if strings.IndexFunc(s, invisible) >= 0 {
+		b := make([]byte, 0, len(s))
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			// Taken out before composing: a mark after a zero-width
+			// space still belongs to the letter before it, for a reader.
+			if r == utf8.RuneError && n == 1 || !invisible(r) {
+				b = append(b, s[i:i+n]...)
+			}
 			i += n
+		}
+		s = string(b)
+	}
+	s = norm.NFKC.String(s)
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c = c - 'a' + 'A'
+			}
+			b = append(b, c)
+			i++
 			continue
 		}
-		b.WriteString(s[i : i+n])
-		i += n
-	}
-	t := norm.NFKC.String(b.String())
-	b.Reset()
-	for i := 0; i < len(t); {
-		r, n := utf8.DecodeRuneInString(t[i:])
+		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
-			b.WriteByte(t[i])
+			b = append(b, c)
 		} else {
-			b.WriteRune(foldRune(r))
+			b = utf8.AppendRune(b, foldRune(r))
 		}
 		i += n
 	}
-	return b.String()
+	return string(b)
 }
 
 // foldRune is the least member of r's simple case folding orbit: one
@@ -94,17 +103,31 @@ func invisible(r rune) bool {
 // of a number or code: white space and Unicode spaces, dashes, and . _ / :.
 func separator(r rune) bool {
 	switch r {
-	case '.', '_', '/', ':':
+	case '.', '_', '/', ':', '-', ' ', '\t', '\n', '\v', '\f', '\r':
 		return true
 	}
-	return unicode.IsSpace(r) || unicode.In(r, unicode.Zs, unicode.Pd)
+	return r >= utf8.RuneSelf && (unicode.IsSpace(r) || unicode.In(r, unicode.Zs, unicode.Pd))
 }
 
 // unseparated is s without its separators; s is folded, so it has no
 // invisible characters left either.
 func unseparated(s string) string {
-	u, _ := unseparatedAt(s)
-	return u
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !separator(rune(c)) {
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || !separator(r) {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return string(b)
 }
 
 // unseparatedAt is unseparated(s), and for each of its bytes the offset
@@ -132,8 +155,15 @@ func unseparatedAt(s string) (u string, at []int) {
 // not /redeem/ found in "redeemUrl", nor a card number in the first
 // sixteen of twenty digits, as a number is found whole.
 func holdsUnseparated(t string, forms ...string) bool {
-	u, at := unseparatedAt(t)
+	u := unseparated(t)
+	var at []int
 	for _, form := range forms {
+		if !strings.Contains(u, form) {
+			continue
+		}
+		if at == nil {
+			u, at = unseparatedAt(t)
+		}
 		first, _ := utf8.DecodeRuneInString(form)
 		last, _ := utf8.DecodeLastRuneInString(form)
 		for i := 0; i <= len(u); {

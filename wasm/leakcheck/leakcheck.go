@@ -28,11 +28,10 @@
 package leakcheck
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"html"
-	"math/big"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -52,14 +51,15 @@ func Find(text, value string) (where string, found bool) {
 	f := finder{value: value, minLen: len(value)}
 	if IsNumber(value) {
 		digits := strings.TrimPrefix(value, "-")
-		if leadingZeroRE.MatchString(digits) {
+		n, ok := decimalOf(digits)
+		switch {
+		case leadingZeroRE.MatchString(digits):
 			f.digits = digits
-		} else {
-			f.number = new(big.Rat)
-			f.number.SetString(digits)
-			// Written another way, a number keeps its significant digits
-			// only: 100000 is 1e5.
-			f.minLen = max(1, len(strings.Trim(strings.Replace(numberMantissaRE.FindString(digits), ".", "", 1), "0")))
+		case ok: // else too large to compare by value: found as written
+			f.number = &n
+			// In decoded bytes, a number is looked for written as it is,
+			// or with no more digits than it needs: 4471.0 as 4471.
+			f.minLen = min(len(digits), max(1, len(n.digits)+max(0, n.exp)))
 		}
 	}
 	f.folded = fold(value)
@@ -79,14 +79,13 @@ func Find(text, value string) (where string, found bool) {
 func IsNumber(s string) bool { return numberRE.MatchString(s) }
 
 var (
-	numberRE         = regexp.MustCompile(`^-?([0-9]+(\.[0-9]+)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
-	numberMantissaRE = regexp.MustCompile(`^[0-9.]*`)
-	leadingZeroRE    = regexp.MustCompile(`^0[0-9]`)
+	numberRE      = regexp.MustCompile(`^-?([0-9]+(\.[0-9]+)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+	leadingZeroRE = regexp.MustCompile(`^0[0-9]`)
 )
 
 type finder struct {
 	value  string
-	number *big.Rat // the value's magnitude, when it is a number
+	number *decimal // the value's magnitude, when it is a number
 	digits string   // the value without its sign, when it has a leading zero
 
 	// folded is the value as the loose comparison reads it (see fold):
@@ -214,29 +213,102 @@ func (f *finder) in(s, value string) bool {
 	if f.number == nil && f.digits == "" {
 		return strings.Contains(s, value)
 	}
-	for _, m := range tokenRE.FindAllStringIndex(s, -1) {
-		a, b := m[0], m[1]
+	for a := 0; a < len(s); {
+		b := numberEnd(s, a)
+		if b == a {
+			a++
+			continue
+		}
 		// Whole numbers only: not the fraction of another.
-		if a >= 1 && (isDigit(s[a-1]) || s[a-1] == '.') {
-			continue
-		}
-		if f.digits != "" {
-			if s[a:b] == f.digits {
-				return true
-			}
-			continue
-		}
-		var r big.Rat
-		if _, ok := r.SetString(s[a:b]); ok && r.Cmp(f.number) == 0 {
+		whole := a == 0 || !isDigit(s[a-1]) && s[a-1] != '.'
+		if whole && f.digits != "" && s[a:b] == f.digits {
 			return true
 		}
+		if whole && f.number != nil {
+			if d, ok := decimalOf(s[a:b]); ok && d == *f.number {
+				return true
+			}
+		}
+		a = b
 	}
 	return false
 }
 
-var tokenRE = regexp.MustCompile(`(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`)
+// numberEnd is where the number written at s[a:] ends, as the regular
+// expression (?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)? matches
+// it; a when none begins there.
+func numberEnd(s string, a int) int {
+	digits := func(i int) int {
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		return i
+	}
+	b := digits(a)
+	if b < len(s)-1 && s[b] == '.' && isDigit(s[b+1]) {
+		b = digits(b + 1)
+	}
+	if b == a {
+		return a // no digit before the point, nor after it
+	}
+	if b < len(s) && (s[b] == 'e' || s[b] == 'E') {
+		i := b + 1
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if e := digits(i); e > i {
+			b = e
+		}
+	}
+	return b
+}
+
+// A decimal is a number's magnitude as its significant digits and the
+// power of ten of the last: 4471, 4471.0 and 4.471e3 are {"4471", 0},
+// .05 is {"5", -2}, and zero is {"", 0}. Two numbers are equal when
+// their decimals are: compared so, an exponent of a million digits costs
+// no more than any other.
+type decimal struct {
+	digits string
+	exp    int
+}
+
+// decimalOf is the decimal of s, written as IsNumber has it, without a
+// sign; not ok when its exponent is past an int.
+func decimalOf(s string) (d decimal, ok bool) {
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		n, err := strconv.Atoi(s[i+1:])
+		if err != nil || n > math.MaxInt/2 || n < math.MinInt/2 {
+			return decimal{}, false
+		}
+		d.exp, s = n, s[:i]
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	d.digits = strings.TrimRight(digits, "0")
+	d.exp += len(digits) - len(d.digits) - len(frac)
+	if d.digits == "" {
+		d.exp = 0
+	}
+	return d, true
+}
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// unhex is the value of the hex digit c.
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
 
 // A transform is one decoding. apply returns s decoded, in each way the
 // decoding can be read; nothing when it changes nothing.
@@ -249,7 +321,12 @@ var transforms = []transform{
 	{"backslash escapes", unescapeBackslashes},
 	{"HTML", func(s string) []string { return changed(s, html.UnescapeString(s)) }},
 	{"percent", func(s string) []string { return changed(s, unescapePercent(s, false)) }},
-	{"query", func(s string) []string { return changed(s, unescapePercent(s, true)) }},
+	{"query", func(s string) []string {
+		if !strings.Contains(s, "+") {
+			return nil // as percent decodes it
+		}
+		return changed(s, unescapePercent(s, true))
+	}},
 }
 
 func changed(s string, d ...string) []string {
@@ -263,11 +340,11 @@ func changed(s string, d ...string) []string {
 }
 
 var (
-	pairRE    = regexp.MustCompile(`\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})`)
-	escapeRE  = regexp.MustCompile(`(?:\\x[0-9a-fA-F]{2})+|(?:\\[0-7]{1,3})+|\\(u\{[0-9a-fA-F]{1,6}\}|x\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|\r\n|[\s\S])`)
-	octalRE   = regexp.MustCompile(`\\([0-7]{1,3})`)
-	hexRE     = regexp.MustCompile(`^[0-9a-fA-F]{2}$`)
-	percentRE = regexp.MustCompile(`(?:%[0-9a-fA-F]{2})+|%[uU][0-9a-fA-F]{4}`)
+	pairRE       = regexp.MustCompile(`\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})`)
+	escapeRE     = regexp.MustCompile(`(?:\\x[0-9a-fA-F]{2})+|(?:\\[0-7]{1,3})+|\\(u\{[0-9a-fA-F]{1,6}\}|x\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|\r\n|[\s\S])`)
+	octalRE      = regexp.MustCompile(`\\([0-7]{1,3})`)
+	hexRE        = regexp.MustCompile(`^[0-9a-fA-F]{2}$`)
+	byteEscapeRE = regexp.MustCompile(`\\(?:x[0-9a-fA-F]{2}|[0-7])`)
 )
 
 // unescapeBackslashes decodes backslash escapes, reading a run of \xHH
@@ -316,7 +393,11 @@ func unescapeBackslashes(s string) []string {
 			return e
 		})
 	}
-	return changed(s, decode(true), decode(false))
+	asBytes := decode(true)
+	if !byteEscapeRE.MatchString(s) {
+		return changed(s, asBytes) // read as code points, the same
+	}
+	return changed(s, asBytes, decode(false))
 }
 
 // bytesOrLatin1 reads raw as UTF-8 when asked and it is, else each byte
@@ -340,7 +421,10 @@ func codePoint(n uint64) string {
 }
 
 // unescapePercent decodes %HH (as bytes) and %uHHHH, and with plus, + as
-// a space. Unlike net/url it takes what it can of a malformed text.
+// a space. Unlike net/url it takes what it can of a malformed text. It
+// reads s byte by byte, as the regular expression
+// (?:%[0-9a-fA-F]{2})+|%[uU][0-9a-fA-F]{4} would match its escapes, at a
+// fraction of the cost on a long text.
 func unescapePercent(s string, plus bool) string {
 	if !strings.Contains(s, "%") && !(plus && strings.Contains(s, "+")) {
 		return s
@@ -348,16 +432,23 @@ func unescapePercent(s string, plus bool) string {
 	if plus {
 		s = strings.ReplaceAll(s, "+", " ")
 	}
-	return percentRE.ReplaceAllStringFunc(s, func(m string) string {
-		if m[1] == 'u' || m[1] == 'U' {
-			n, _ := strconv.ParseUint(m[2:], 16, 32)
-			return codePoint(n)
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		if s[i] == '%' {
+			if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+				b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+				i += 3
+				continue
+			}
+			if i+5 < len(s) && (s[i+1] == 'u' || s[i+1] == 'U') && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) && isHex(s[i+5]) {
+				n, _ := strconv.ParseUint(s[i+2:i+6], 16, 32)
+				b = append(b, codePoint(n)...)
+				i += 6
+				continue
+			}
 		}
-		var b bytes.Buffer
-		for i := 0; i+3 <= len(m); i += 3 {
-			n, _ := strconv.ParseUint(m[i+1:i+3], 16, 8)
-			b.WriteByte(byte(n))
-		}
-		return b.String()
-	})
+		b = append(b, s[i])
+		i++
+	}
+	return string(b)
 }
