@@ -1,7 +1,12 @@
 // Package leakcheck finds a withheld value in what an AI agent reads, in
 // every form a reader decodes without effort: JSON text in JSON strings,
 // backslash escapes of JSON, JavaScript and Python, HTML character
-// references, percent-encoding, and a number written any way.
+// references, percent-encoding, quoted-printable (raw e-mail), base64 and
+// base64url (padded or not, at any byte alignment, as in HTTP Basic
+// credentials, line-wrapped as MIME and PEM wrap it, each segment of a
+// JWT), hex (either case, with or without separators between the byte
+// pairs), and a number written any way. The decodings compose, up to
+// MaxDepth of them: JSON in a JWT's payload, hex in base64 in an e-mail.
 //
 // It finds the value however it is written, too: in any case (Unicode
 // simple case folding), in any Unicode normalization form (NFC, NFD,
@@ -42,11 +47,25 @@ import (
 // MaxDepth is how many decodings Find applies one after the other.
 const MaxDepth = 6
 
-// maxLayers bounds the distinct decodings Find searches per string.
-const maxLayers = 256
+// maxLayers bounds the distinct decodings Find searches per string, and
+// maxGrowth their size: all of them together at most maxGrowth times the
+// string's (a string of a few hundred KB that every decoding changes, as
+// random bytes do, would otherwise be searched maxLayers times over). The
+// decodings nearest the string are searched first, so the bound cuts
+// only decodings of decodings of what is mostly noise.
+const (
+	maxLayers = 256
+	maxGrowth = 64
+)
 
 // Find reports whether text, or anything decoded from it, holds value,
 // and where: a short description of the decodings that led there.
+//
+// Its work is bounded by a multiple of the text's length: at most
+// maxLayers decodings of each string, of maxGrowth times its size in
+// all; runs of base64 or hex too short to hold the value are not decoded,
+// and what decoded bytes hold that reads as text only briefly, as bytes
+// that were never encoded do, is searched but not decoded further.
 func Find(text, value string) (where string, found bool) {
 	f := finder{value: value, minLen: len(value)}
 	if IsNumber(value) {
@@ -98,6 +117,9 @@ type finder struct {
 	// minLen is the fewest bytes any form holds finds the value in takes:
 	// an encoded run too short to decode to that many is not decoded.
 	minLen int
+	// scraps are the layers of decoded bytes searched but not decoded
+	// further (see textIn).
+	scraps map[string]bool
 }
 
 func (f *finder) find(text, where string, jsonDepth int) (string, bool) {
@@ -105,6 +127,7 @@ func (f *finder) find(text, where string, jsonDepth int) (string, bool) {
 	names := []string{where}
 	seen := map[string]bool{text: true}
 	depth := map[string]int{text: 0}
+	size, budget := len(text), maxGrowth*max(len(text), 1024)
 	for k := 0; k < len(layers); k++ {
 		s := layers[k]
 		// A JSON text is read as the values it holds: a match across its
@@ -121,15 +144,16 @@ func (f *finder) find(text, where string, jsonDepth int) (string, bool) {
 		if how, ok := f.holds(s); ok {
 			return names[k] + how, true
 		}
-		if depth[s] >= MaxDepth || len(layers) >= maxLayers {
+		if depth[s] >= MaxDepth || len(layers) >= maxLayers || size >= budget || f.scraps[s] {
 			continue
 		}
 		for _, t := range transforms {
-			for _, d := range t.apply(s) {
-				if seen[d] {
+			for _, d := range t.apply(f, s) {
+				if seen[d] || size+len(d) > budget {
 					continue
 				}
 				seen[d] = true
+				size += len(d)
 				depth[d] = depth[s] + 1
 				layers = append(layers, d)
 				names = append(names, names[k]+" > "+t.name)
@@ -314,19 +338,22 @@ func unhex(c byte) byte {
 // decoding can be read; nothing when it changes nothing.
 type transform struct {
 	name  string
-	apply func(s string) []string
+	apply func(f *finder, s string) []string
 }
 
 var transforms = []transform{
-	{"backslash escapes", unescapeBackslashes},
-	{"HTML", func(s string) []string { return changed(s, html.UnescapeString(s)) }},
-	{"percent", func(s string) []string { return changed(s, unescapePercent(s, false)) }},
-	{"query", func(s string) []string {
+	{"backslash escapes", func(_ *finder, s string) []string { return unescapeBackslashes(s) }},
+	{"HTML", func(_ *finder, s string) []string { return changed(s, html.UnescapeString(s)) }},
+	{"percent", func(_ *finder, s string) []string { return changed(s, unescapePercent(s, false)) }},
+	{"query", func(_ *finder, s string) []string {
 		if !strings.Contains(s, "+") {
 			return nil // as percent decodes it
 		}
 		return changed(s, unescapePercent(s, true))
 	}},
+	{"quoted-printable", func(_ *finder, s string) []string { return changed(s, unescapeQuotedPrintable(s)) }},
+	{"base64", (*finder).decodeBase64},
+	{"hex", (*finder).decodeHex},
 }
 
 func changed(s string, d ...string) []string {
