@@ -67,7 +67,8 @@ func mustJSON(t testing.TB, v any) string {
 }
 
 // TestFindEncodings: a value is found in the encodings backends write
-// binary data and raw e-mail in.
+// binary data and raw e-mail in, and split across the strings of a JSON
+// text.
 func TestFindEncodings(t *testing.T) {
 	const (
 		pw   = "Müller#4471"
@@ -93,6 +94,7 @@ func TestFindEncodings(t *testing.T) {
 		{"base64 after a word and an =", "secret=" + b64([]byte(key)) + "&x=1", key, true},
 		{"a JWT's payload", "Bearer " + jwt(t, map[string]any{"sub": pw, "iat": 1516239022}), pw, true},
 		{"a JWT's payload, JSON-escaped", jwt(t, map[string]any{"sub": "tok>91", "iat": 1516239022}), "tok>91", true},
+		{"a JWT's payload split across claims", jwt(t, map[string]any{"a": "sk_live_", "b": "9f8e7d6c"}), key, true},
 		{"a JWT in a JSON string", mustJSON(t, map[string]string{"token": jwt(t, map[string]any{"sub": pw})}), pw, true},
 		{"PEM, wrapped at 64", pemBlock(long), pw, true},
 		{"PEM with CRLF line breaks", strings.ReplaceAll(pemBlock(long), "\n", "\r\n"), pw, true},
@@ -123,6 +125,17 @@ func TestFindEncodings(t *testing.T) {
 		{"quoted-printable, a soft line break in a key", quotedPrintable(t, strings.Repeat("x", 70)+" "+key), key, true},
 		{"quoted-printable of an =", quotedPrintable(t, "tok=91&x=1"), "tok=91&x=1", true},
 		{"quoted-printable of another value", quotedPrintable(t, strings.Repeat("x", 70)+" Müller#4472"), pw, false},
+
+		// A value split across the strings of a JSON text.
+		{"split across members", mustJSON(t, map[string]string{"a": "sk_live_", "b": "9f8e7d6c"}), key, true},
+		{"a card number split across an array", mustJSON(t, []string{"4111 1111", "1111 1111"}), card, true},
+		{"split in JSON text in a JSON string", mustJSON(t, map[string]string{"text": mustJSON(t, []string{"Mül", "ler#", "4471"})}), pw, true},
+		{"split across a member name and its value", mustJSON(t, map[string]string{"sk_live_": "9f8e7d6c"}), key, false},
+		{"split, out of order", mustJSON(t, struct {
+			B string `json:"b"`
+			A string `json:"a"`
+		}{"9f8e7d6c", "sk_live_"}), key, false},
+		{"split by a null", mustJSON(t, []any{"sk_live_", nil, "9f8e7d6c"}), key, false},
 	}
 	for _, tt := range tests {
 		where, found := leakcheck.Find(tt.text, tt.value)

@@ -7,6 +7,8 @@
 // JWT), hex (either case, with or without separators between the byte
 // pairs), and a number written any way. The decodings compose, up to
 // MaxDepth of them: JSON in a JWT's payload, hex in base64 in an e-mail.
+// A value split across strings of a JSON text that follow one another
+// ({"a":"sk_live_","b":"9f8e"}) is found too.
 //
 // It finds the value however it is written, too: in any case (Unicode
 // simple case folding), in any Unicode normalization form (NFC, NFD,
@@ -181,7 +183,65 @@ func (f *finder) findJSON(s, where string, jsonDepth int) (w string, found, isJS
 		return "", false, false // more after the value
 	}
 	w, found = f.findValue(v, where+" > JSON", jsonDepth+1)
+	if !found {
+		if joined, n := joinedStrings(trimmed); n >= 2 {
+			// The strings are decoded each on its own already; joined,
+			// they are searched as they are, not decoded again.
+			if how, ok := f.holds(joined); ok {
+				return where + " > JSON strings joined" + how, true, true
+			}
+		}
+	}
 	return w, found, true
+}
+
+// joinedStrings is the string values of the JSON text s (not its member
+// names) in the order they are written, joined, with the numbers between
+// them as written, and how many strings there are. A value split across
+// strings that follow one another ({"a":"sk_live_","b":"9f8e"}, or a card
+// number's groups in an array) is read whole by a reader who reads them
+// one after the other. true, false and null end a run of strings: a NUL
+// stands for them.
+func joinedStrings(s string) (string, int) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var b strings.Builder
+	n := 0
+	var objects []bool // for each open array or object, whether it is an object
+	name := false      // whether a member name comes next
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if name {
+			name = false
+			if tok == json.Delim('}') {
+				objects = objects[:len(objects)-1]
+				name = len(objects) > 0 && objects[len(objects)-1]
+			}
+			continue
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t == '{' || t == '[' {
+				objects = append(objects, t == '{')
+				name = t == '{'
+				continue
+			}
+			objects = objects[:len(objects)-1]
+		case string:
+			b.WriteString(t)
+			n++
+		case json.Number:
+			b.WriteString(string(t))
+		default:
+			b.WriteByte(0)
+		}
+		// A value has ended: in an object, a member name comes next.
+		name = len(objects) > 0 && objects[len(objects)-1]
+	}
+	return b.String(), n
 }
 
 func (f *finder) findValue(v any, where string, jsonDepth int) (string, bool) {
