@@ -209,12 +209,12 @@ const minText = 16
 // value, encoded, is decoded whole into one: the bytes from where its
 // encoding starts read as text up to the value and past it.
 //
-// A stretch at least minText long, or that begins or ends b (the text
-// encoded, after or before what was not of its encoding), is a text; any
-// other is a scrap. A scrap is searched as it is, not decoded further: of
-// the bytes decoded from where their encoding does not start, or that
-// were never encoded, and there are many, so all that reads as text is
-// scraps.
+// A stretch at least minText long, or one that begins or ends b (text
+// encoded after or before bytes not of its encoding), is a text; any
+// other is a scrap, searched as it is but not decoded further. Bytes
+// decoded from where their encoding does not start, or that were never
+// encoded (a base64 image), are many, and what of them reads as text is
+// short and amid them: scraps.
 func (f *finder) textIn(b []byte, d *decodedTexts) {
 	if !utf8.ValidString(f.value) {
 		// A value of arbitrary bytes is searched in all the bytes.

@@ -16,9 +16,9 @@ const minBare = 6
 // fold writes s as a reader reads it when how it is written does not
 // matter: without its invisible characters, in Unicode's compatibility
 // composed form (NFKC: é one character, fullwidth ４ as 4, the ligature ﬁ
-// as fi), and case folded, each letter as the least member of its simple
-// case folding orbit (k, K and the Kelvin sign K all as K). Bytes that are
-// not UTF-8 are kept as they are, so decoded bytes fold too.
+// as fi), and case folded (see foldRune: k, K and the Kelvin sign K all as
+// K). Bytes that are not UTF-8 are kept as they are, so decoded bytes fold
+// too.
 //
 // Find folds the value and the text alike, so the form either side is
 // written in does not matter.
@@ -69,9 +69,13 @@ func fold(s string) string {
 	return string(b)
 }
 
-// foldRune is the least member of r's simple case folding orbit: one
-// rune for every case of a letter, as strings.EqualFold compares them.
+// foldRune is one rune for every case of a letter: the least member of
+// the simple case folding orbit (as strings.EqualFold compares) of the
+// upper case of its lower case. Through its lower and upper case, a
+// letter meets those simple folding leaves apart: the Turkish dotless ı
+// and dotted İ meet I and i.
 func foldRune(r rune) rune {
+	r = unicode.ToUpper(unicode.ToLower(r))
 	least := r
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 		if f < least {

@@ -43,6 +43,8 @@ func TestFindLooseForms(t *testing.T) {
 		{"a hex key upper-cased", strings.ToUpper("key=9f8e7d6c5b4a"), "9f8e7d6c5b4a", true},
 		{"any value, case aside", strings.ToUpper("the pw is müller#4471"), "Müller#4471", true},
 		{"the Kelvin sign for K", "tok\u212a91", "tokK91", true},
+		{"a dotless ı upper-cased", strings.ToUpper("tokı91"), "tokı91", true},
+		{"a dotted İ lower-cased", strings.ToLower("İstanbul"), "İstanbul", true},
 		{"a letter changed is another value", strings.ToUpper("müller#4472"), "Müller#4471", false},
 
 		// Unicode normalization, either side.

@@ -11,20 +11,22 @@
 // ({"a":"sk_live_","b":"9f8e"}) is found too.
 //
 // It finds the value however it is written, too: in any case (Unicode
-// simple case folding), in any Unicode normalization form (NFC, NFD,
+// simple case folding, and a letter's upper and lower case, so the
+// Turkish ı and İ are i), in any Unicode normalization form (NFC, NFD,
 // NFKC, NFKD: fullwidth digits, ligatures), with invisible characters
 // (format characters such as the soft hyphen, zero-width spaces and
 // joiners, the word joiner, the byte order mark) anywhere in it, and,
-// when it has six letters and digits or more, with any separators
-// (spaces of every kind, dashes, . _ / :) between them, standing whole:
-// the card number 4111111111111111 in "4111 1111 1111 1111" and
-// "4111-1111-1111-1111", the SSN 123-45-6789 in "123 45 6789".
+// when it has six letters and digits or more, as its letters and digits
+// in order with only separators (spaces of every kind, dashes, . _ / :)
+// between them, standing whole: the card number 4111111111111111 in
+// "4111 1111 1111 1111" and "4111-1111-1111-1111", the SSN 123-45-6789 in
+// "123 45 6789", but not /redeem/ in "redeemUrl".
 //
 // It is the tests' oracle for the engine's rules (c) and (d). It is written
 // apart from the engine's own decoding, on the standard library where it
-// can be, so that the two do not share a mistake. It may find more than
-// the engine withholds, never less: a value found in a form the engine
-// leaves is a leak to look at, not a fault of the oracle.
+// can be, so that the two do not share a mistake. It is meant to be
+// stricter than the engine, never laxer: a value it finds in a form the
+// engine leaves is a leak to look at, not a fault of the oracle.
 //
 // A value written as a number (see [IsNumber]) is found by value, where it
 // stands whole: 4471 is in "x4471", "4471.0" and 4.471e3, not in "144712"
