@@ -36,6 +36,9 @@ func TestFind(t *testing.T) {
 		{"a fraction without its zero", "ratio=.4471", "0.4471", true},
 		{"a PIN as written", "PIN 0420.", "0420", true},
 		{"a PIN's value is not the PIN", "PIN 420 and 10420", "0420", false},
+		{"a number with a vast exponent", "4471e999999999 and 4471e-999999999", "4471", false},
+		{"a number too vast to compare, as written", "n=1e99999999999999999999", "1e99999999999999999999", true},
+		{"a number too vast to compare is not zero", "n=0", "1e99999999999999999999", false},
 		{"nowhere", `{"a":"b"}`, "Müller", false},
 		{"not across JSON syntax", `{"a":"0E+00"}`, `0"}`, false},
 	}
