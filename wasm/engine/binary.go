@@ -58,17 +58,18 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 		}
 		body, end, looks := base64Run(text, a)
 		i = max(i, end)
-		for phase := range 2 {
-			if !mayBeHex(text, a+phase) {
+		// Hex from the run's first or second digit, or after its 0x.
+		for _, at := range [3]int{a, a + 1, a + 2} {
+			if at == a+2 && !(text[a] == '0' && (text[a+1] == 'x' || text[a+1] == 'X')) || !mayBeHex(text, at) {
 				continue
 			}
 			var n int
-			if buf, n = decodeHex(buf[:0], text[a+phase:]); len(buf) >= 4 {
+			if buf, n = decodeHex(buf[:0], text[at:]); len(buf) >= 4 {
 				*budget -= n
-				if !f(a, a+phase+n, buf) {
+				if !f(a, at+n, buf) {
 					return true
 				}
-				i = max(i, a+phase+n)
+				i = max(i, at+n)
 			}
 		}
 		if short || len(body) < minEncoded || !looks {

@@ -64,6 +64,12 @@ func TestRegisterErrors(t *testing.T) {
 		{"unknown $schema", `{"name":"t","description":"d","outputSchema":{"$schema":"https://evil.example/meta"}}`, "TypeError", "outputSchema"},
 		{"sensitiveHint string", `{"name":"t","description":"d","annotations":{"sensitiveHint":"true"}}`, "TypeError", "annotations.sensitiveHint of tool \"t\" must be a boolean"},
 		{"annotations array", `{"name":"t","description":"d","annotations":[]}`, "TypeError", "must be an object"},
+		{"annotation sensitive", `{"name":"t","description":"d","annotations":{"sensitive":true}}`, "TypeError", `annotations.sensitive of tool "t" is not an annotation the runtime reads, so the output would not be withheld; to mark it sensitive, use "sensitiveHint": true`},
+		{"annotation isSensitive", `{"name":"t","description":"d","annotations":{"isSensitive":false}}`, "TypeError", `use "sensitiveHint"`},
+		{"annotation containsSensitiveData", `{"name":"t","description":"d","annotations":{"containsSensitiveData":true}}`, "TypeError", `use "sensitiveHint"`},
+		{"annotation pii", `{"name":"t","description":"d","annotations":{"pii":true}}`, "TypeError", `use "sensitiveHint"`},
+		{"schema keyword sensitive", `{"name":"t","description":"d","outputSchema":{"properties":{"pw":{"type":"string","secret":true}}}}`, "TypeError", `at /properties/pw: "secret" is not a keyword the runtime reads, so nothing would be withheld; mark the value with "x-sensitive": true`},
+		{"schema keyword x-pii", `{"name":"t","description":"d","outputSchema":{"properties":{"ssn":{"x-pii":true}}}}`, "TypeError", `mark the value with "x-sensitive": true`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

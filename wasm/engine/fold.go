@@ -18,7 +18,7 @@ import (
 //
 // A character's skeleton is its NFKD decomposition less everything but
 // letters and digits (marks, format characters, spaces, punctuation and
-// symbols go), each letter folded to the smallest of its case variants.
+// symbols go), each letter in the lower case of its upper case.
 // Every character folds on its own, so the skeleton of a text is the
 // skeletons of its characters one after the other, and a span of the
 // skeleton maps back to a span of the text.
@@ -62,7 +62,7 @@ func appendFoldRune(b []byte, s string, i int) ([]byte, int) {
 }
 
 // appendFoldChar appends the skeleton of one decomposed character: the
-// letter or digit in its smallest case, or nothing.
+// letter or digit with its case folded, or nothing.
 func appendFoldChar(b []byte, ch string) []byte {
 	r, _ := utf8.DecodeRuneInString(ch)
 	if r < utf8.RuneSelf {
@@ -77,15 +77,9 @@ func appendFoldChar(b []byte, ch string) []byte {
 	return utf8.AppendRune(b, caseFold(r))
 }
 
-// caseFold returns the smallest rune of r's case orbit: Σ, σ and ς fold
-// to one, as K and the Kelvin sign do.
-func caseFold(r rune) rune {
-	least := r
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		least = min(least, f)
-	}
-	return least
-}
+// caseFold folds r's case: σ, ς and Σ to σ, ſ to s, as the lower case
+// of its upper case.
+func caseFold(r rune) rune { return unicode.ToLower(unicode.ToUpper(r)) }
 
 // skeleton returns the skeleton of s.
 func skeleton(s string) string {

@@ -97,6 +97,11 @@ type compiledSchema struct {
 	// required, dependentRequired): the agent reads them in the tool's
 	// definition, so they are no values to withhold.
 	names map[string]bool
+	// sensitiveNames are the names of properties that hold an
+	// x-sensitive at or below them. A member so named where the schema
+	// declares nothing (an envelope the schema does not describe, such as
+	// {"data": {"ssn": …}}) is withheld.
+	sensitiveNames map[string]bool
 
 	mu     sync.Mutex
 	states map[string]*sstate
@@ -138,6 +143,16 @@ func compileSchema(doc any, name string, re jsonschema.RegexpEngine) (*compiledS
 		states:  map[string]*sstate{},
 	}
 	cs.collect(root)
+	for sch := range cs.ids {
+		for name, sub := range sch.Properties {
+			if cs.reachesSensitive(sub) {
+				if cs.sensitiveNames == nil {
+					cs.sensitiveNames = map[string]bool{}
+				}
+				cs.sensitiveNames[name] = true
+			}
+		}
+	}
 	if err := cs.checkApplied(marked, url); err != nil {
 		return nil, err
 	}

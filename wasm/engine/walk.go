@@ -382,8 +382,16 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 		w.withhold(i)
 		return
 	}
-	if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && w.nameMentions(i) {
-		return
+	if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject {
+		if w.nameMentions(i) {
+			return
+		}
+		if !declared && w.t.output != nil && w.t.output.sensitiveNames[tr.key(i)] {
+			// Named as a sensitive property, where the schema declares
+			// nothing: the value it describes, in an envelope.
+			w.withhold(i)
+			return
+		}
 	}
 	if w.mode == allowMode && !declared {
 		w.withhold(i)

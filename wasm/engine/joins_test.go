@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestJoins: a withheld value split across consecutive strings of one
+// object or array is cut out of each, wherever it falls; strings that
+// only hold parts of it apart, or that are not neighbours, keep theirs.
+func TestJoins(t *testing.T) {
+	const key = "sk_live_9f8e7d6c5b4a"
+	long := strings.Repeat("lorem ipsum ", 20)
+	tests := []struct {
+		name, data, want string
+	}{
+		{"two members", `{"a":"sk_live_","b":"9f8e7d6c5b4a","c":"ok"}`, `{"a":"","b":"","c":"ok"}`},
+		{"three items", `["x sk_li","ve_9f8e","7d6c5b4a y"]`, `["x ",""," y"]`},
+		{"a one-letter item between", `["x sk_li","v","e_9f8e","7d6c5b4a y"]`, `["x ","",""," y"]`},
+		{"after a long text", `{"a":"` + long + `sk_live_","b":"9f8e7d6c5b4a!"}`, `{"a":"` + long + `","b":"!"}`},
+		{"not neighbours", `{"a":"sk_live_","b":{"c":"9f8e7d6c5b4a"}}`, ""},
+		{"a number between", `{"a":"sk_live_","n":1,"b":"9f8e7d6c5b4a"}`, ""},
+		{"parts of another value", `{"a":"sk_live_","b":"0000000000"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEngine(t)
+			mustRegister(t, e, `{"name":"mk","description":"d","outputSchema":{"type":"object","properties":{"key":{"type":"string","x-sensitive":true}}}}`)
+			mustRegister(t, e, `{"name":"log","description":"d"}`)
+			require.Nil(t, e.Output("mk", Outcome{Kind: Returned, Data: `{"key":"` + key + `"}`}).Err)
+			res := e.Output("log", Outcome{Kind: Returned, Data: tt.data})
+			require.Nil(t, res.Err)
+			if tt.want == "" {
+				assert.True(t, res.Unchanged, "the view of %s: %s", tt.data, res.Agent)
+				return
+			}
+			var view struct {
+				Content []struct{ Text string } `json:"content"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(res.Agent), &view))
+			require.Len(t, view.Content, 2, "the notice and the value: %s", res.Agent)
+			assert.Equal(t, tt.want, view.Content[1].Text, "the view of %s", tt.data)
+		})
+	}
+}
