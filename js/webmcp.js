@@ -10,7 +10,8 @@
 // and veil-secrets.js too when the document has a <veil-secrets> element.
 // data-veil-mode="worker" or "main" on the script tag forces one mode;
 // data-veil-hold-ttl="600" sets how many seconds withheld values are kept
-// for the user (10 minutes by default); data-veil-redeem-path="/redeem/"
+// for the user (10 minutes by default); data-veil-scrub-limit="65536"
+// bounds the session's scrub set; data-veil-redeem-path="/redeem/"
 // makes every secret_reference's redeemUrl start with that path;
 // data-veil-mcp="tab" with data-veil-mcp-origins="https://app.example"
 // serves MCP to clients of the tab transport (veil-mcp.js).
@@ -246,11 +247,13 @@
 
   /** The first op of every engine: the page's side of its options. */
   const holdTTL = Number(script?.dataset.veilHoldTtl);
+  const scrubLimit = Number(script?.dataset.veilScrubLimit);
   const redeemPath = script?.dataset.veilRedeemPath;
   const initHeader = () => ({
     origin: location.origin,
     baseURL: document.baseURI,
     ...(holdTTL > 0 && { holdTTLms: holdTTL * 1000 }),
+    ...(scrubLimit > 0 && { maxScrubNeedles: Math.floor(scrubLimit) }),
     ...(redeemPath && { redeemPath }),
   });
 
@@ -312,7 +315,10 @@
     const now = Date.now();
     restarts = restarts.filter((t) => now - t < RESTART_WINDOW);
     const again = restarts.length < MAX_RESTARTS;
-    console.error(`veil: the engine was lost (${reason}); ${lost.calls} call(s) failed, and what it held for the user is gone${again ? '' : '. It is not started again'}`);
+    console.error(
+      `veil: the engine was lost (${reason}); ${lost.calls} call(s) failed, and what it held for the user is gone` +
+        (again ? (scrubbing ? '; until the page is reloaded, every output is withheld whole, since what it withheld cannot be recognised again' : '') : '. It is not started again'),
+    );
     if (again) {
       state = 'lost';
       if (queue.length) restart();
@@ -338,7 +344,9 @@
       e = await (mode === 'worker' ? startWorker() : startMain());
       if (e.dead) throw new Error('veil: the new engine ended as it started');
       const op = (name, header, body = '') => request(name, header, body, ENGINE_TIMEOUT, /** @type {Engine} */ (e).send);
-      const init = op('init', { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }) });
+      // A lost engine that had withheld something takes what it would
+      // scrub from later outputs with it: the next withholds them whole.
+      const init = op('init', { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }), ...(scrubbing && { scrubLost: true }) });
       const entries = [...registrations.values()].filter((r) => r.live && !r.gone);
       const again = entries.map((r) => op('register', { registration: r.registration, ...(r.refine && { resolve: true }) }, r.source));
       use(e);
@@ -596,6 +604,8 @@
   const freeze = (v) => (isObject(v) && !Object.isFrozen(v) && (Object.values(v).forEach(freeze), Object.freeze(v)), v);
   const emit = (type, detail) => ns.dispatchEvent(new CustomEvent(type, { detail }));
   let trust = null;
+  /** Whether an engine's scrub set held anything: a restart must know. */
+  let scrubbing = false;
   /** setTrust keeps the newest trust state the engine reported. */
   const setTrust = (s) => {
     if (!(s?.version >= 0) || s.version <= (trust?.version ?? -1)) return;
@@ -879,6 +889,7 @@
             ns.dispatchEvent(new CustomEvent('reserved', { detail: { tool: name, count: h.reserved } }));
           }
           setTrust(h.trust);
+          scrubbing ||= h.scrubbing === true;
           if (h.malicious) emit('malicious', freeze({ tool: name, call: id }));
         })
         .catch((e) => {

@@ -86,6 +86,12 @@ type Options struct {
 	// seen, never from a clean session ([risk.Resume]). Nil means a
 	// fresh session.
 	Trust *risk.State
+	// ScrubLost says the session's scrub set was lost with an engine
+	// that had withheld something: no later output can be scrubbed of
+	// what it withheld, so the set starts full and every output is
+	// withheld whole (session.go). An agent that crashes the engine gains
+	// nothing by it.
+	ScrubLost bool
 }
 
 // The names an [Error] carries: JavaScript's TypeError, and the
@@ -191,6 +197,10 @@ type Result struct {
 	// ReservedPrefix, which only the runtime writes: they were removed.
 	// The page should hear of it.
 	Reserved int
+	// Scrubbing: the session's scrub set holds something after the call.
+	// An engine that replaces this one, should it be lost, must be told
+	// (Options.ScrubLost).
+	Scrubbing bool
 	// Unchanged: Agent is the outcome's data as it came. The page can
 	// answer with its own string, which keeps what a trip through Go's
 	// UTF-8 would not (a lone surrogate).

@@ -74,6 +74,7 @@ func New(opts *Options) *Engine {
 		e.opts.MaxScrubNeedles = DefaultMaxScrubNeedles
 	}
 	e.session.max = e.opts.MaxScrubNeedles
+	e.session.full = e.opts.ScrubLost
 	if e.opts.Now == nil {
 		e.opts.Now = time.Now
 	}

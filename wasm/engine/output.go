@@ -53,6 +53,7 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 	defer func() {
 		res = e.finishOutput(c, o, res)
 		res.CallID = c.id
+		res.Scrubbing = e.session.isActive()
 	}()
 	defer func() {
 		if r := recover(); r != nil {

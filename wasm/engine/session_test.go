@@ -171,16 +171,29 @@ func TestSessionBound(t *testing.T) {
 	assert.NotContains(t, res.Agent, "again")
 }
 
-// TestSessionRestart: an engine started after a loss holds none of what
-// the lost one withheld (how-it-works.md says so): its session is new.
+// TestSessionRestart: an engine started after the loss of one that had
+// withheld something cannot scrub what that one withheld, so it withholds
+// every output whole; one started after the loss of an engine that had
+// withheld nothing starts a clean set.
 func TestSessionRestart(t *testing.T) {
 	lost := sessionEngine(t)
 	n, _ := lost.ScrubNeedles()
 	require.Positive(t, n)
-	fresh := New(&Options{Origin: testOrigin, Trust: ptr(lost.Trust())})
-	n, full := fresh.ScrubNeedles()
-	assert.Zero(t, n)
-	assert.False(t, full)
+	res := lost.Output("list_log", Outcome{Kind: Text, Data: "after"})
+	require.True(t, res.Scrubbing, "the reply says the set holds something")
+
+	next := New(&Options{Origin: testOrigin, Trust: ptr(lost.Trust()), ScrubLost: res.Scrubbing})
+	mustRegister(t, next, listLogDef)
+	res = next.Output("list_log", Outcome{Kind: Text, Data: "GET /keys Authorization: Bearer " + sessionKey})
+	require.Nil(t, res.Err)
+	assert.NotContains(t, res.Agent, "GET /keys", "withheld whole")
+	assert.Equal(t, 1, res.Held)
+
+	clean := New(&Options{Origin: testOrigin})
+	mustRegister(t, clean, listLogDef)
+	res = clean.Output("list_log", Outcome{Kind: Text, Data: "plain"})
+	assert.True(t, res.Unchanged)
+	assert.False(t, res.Scrubbing)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -107,5 +107,8 @@ func (r *OutputReply) json() string {
 		b = append(b, `,"reserved":`...)
 		b = strconv.AppendInt(b, int64(r.Reserved), 10)
 	}
+	if r.Scrubbing {
+		b = append(b, `,"scrubbing":true`...)
+	}
 	return string(append(b, '}'))
 }

@@ -17,6 +17,13 @@ type InitRequest struct {
 	HoldTTLms float64 `json:"holdTTLms,omitempty"`
 	// RedeemPath is the path every redeemUrl must start with.
 	RedeemPath string `json:"redeemPath,omitempty"`
+	// MaxScrubNeedles bounds the session's scrub set; zero means
+	// engine.DefaultMaxScrubNeedles.
+	MaxScrubNeedles int `json:"maxScrubNeedles,omitempty"`
+	// ScrubLost is sent with Trust when a lost engine's replies said its
+	// scrub set held something (OutputReply.Scrubbing):
+	// engine.Options.ScrubLost.
+	ScrubLost bool `json:"scrubLost,omitempty"`
 	// MaxOutputBytes and MaxReferenceTTLs (seconds) are the engine's
 	// bounds; zero means its defaults.
 	MaxOutputBytes   int     `json:"maxOutputBytes,omitempty"`
@@ -122,6 +129,9 @@ type OutputReply struct {
 	// Reserved counts the members under the runtime's own _meta prefix
 	// the result carried, which were removed.
 	Reserved int `json:"reserved,omitempty"`
+	// Scrubbing: the session's scrub set holds something; should this
+	// engine be lost, the next is started with InitRequest.ScrubLost.
+	Scrubbing bool `json:"scrubbing,omitempty"`
 }
 
 // DecisionsReply answers Decisions, oldest first.
@@ -176,6 +186,10 @@ type StatsReply struct {
 	TotalBytes uint64 `json:"totalBytes"`
 	// Held counts the items held for the user.
 	Held int `json:"held"`
+	// ScrubNeedles counts what the session's scrub set holds, and
+	// ScrubFull says it is full (engine.Engine.ScrubNeedles).
+	ScrubNeedles int  `json:"scrubNeedles"`
+	ScrubFull    bool `json:"scrubFull"`
 }
 
 // OKReply answers the ops that only succeed or not.

@@ -89,6 +89,8 @@ func (s *Server) init(header string) (string, string) {
 	opts := s.host
 	opts.Origin, opts.BaseURL, opts.RedeemPath = r.Origin, r.BaseURL, r.RedeemPath
 	opts.MaxOutputBytes = r.MaxOutputBytes
+	opts.MaxScrubNeedles = r.MaxScrubNeedles
+	opts.ScrubLost = r.ScrubLost
 	opts.HoldTTL = time.Duration(r.HoldTTLms * float64(time.Millisecond))
 	opts.MaxReferenceTTL = time.Duration(r.MaxReferenceTTLs * float64(time.Second))
 	opts.Trust = r.Trust
@@ -195,6 +197,7 @@ func (s *Server) dispatch(e *engine.Engine, op, header, body string) (string, st
 			Malicious: res.Malicious,
 			Same:      res.Unchanged,
 			Reserved:  res.Reserved,
+			Scrubbing: res.Scrubbing,
 		}
 		if res.Unchanged {
 			// The page answers with its own string, which need not cross

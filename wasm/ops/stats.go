@@ -30,5 +30,6 @@ func stats(e *engine.Engine, gc bool) StatsReply {
 			v[i] = s.Value.Uint64()
 		}
 	}
-	return StatsReply{HeapLiveBytes: v[0], HeapObjectsBytes: v[1], TotalBytes: v[2], Held: len(e.Items())}
+	needles, full := e.ScrubNeedles()
+	return StatsReply{HeapLiveBytes: v[0], HeapObjectsBytes: v[1], TotalBytes: v[2], Held: len(e.Items()), ScrubNeedles: needles, ScrubFull: full}
 }
