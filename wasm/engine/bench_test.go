@@ -182,3 +182,60 @@ func (e *Engine) forgetCall(id string) {
 		delete(e.vault.calls, id)
 	}
 }
+
+// BenchmarkCallSession measures BenchmarkCall's small call of a tool that
+// declares nothing in sessions that hold 0, 1, 1,000 and 10,000 withheld
+// values, in turns (chunks of each alternate, so that the machine's
+// changes weigh on each alike). The budget: with 1,000 held, at most 1.1
+// times the call with none ("x-none"); "x-one" is the ratio to a session
+// that holds one, which shows the cost is flat in what is held.
+func BenchmarkCallSession(b *testing.B) {
+	const out = `{"orders":[{"id":1,"total":12.5},{"id":2,"total":3}]}`
+	counts := []int{0, 1, 1000, 10000}
+	engines := make([]*Engine, len(counts))
+	for k, n := range counts {
+		e := New(&Options{Origin: testOrigin})
+		for _, def := range []string{
+			`{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}`,
+			`{"name":"mk","description":"d","outputSchema":{"type":"object","properties":{"key":{"type":"string","x-sensitive":true}}}}`,
+		} {
+			if _, err := e.Register(def); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i := range n {
+			if res := e.Output("mk", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"key":"sk_live_%08dZq81vT0p"}`, i)}); res.Held != 1 {
+				b.Fatalf("held %d", res.Held)
+			}
+		}
+		engines[k] = e
+	}
+	call := func(e *Engine) {
+		d, err := e.Decide("t", `{"q":"x"}`, Resolution{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res := e.Output("t", Outcome{Kind: Returned, Data: out, Call: d.Call})
+		if res.Err != nil || res.Agent != out {
+			b.Fatal(res.Err, res.Agent)
+		}
+	}
+	elapsed := make([]time.Duration, len(engines))
+	const chunk = 100
+	b.ResetTimer()
+	for n := 0; n < b.N; n += chunk {
+		for k, e := range engines {
+			start := time.Now()
+			for range min(chunk, b.N-n) {
+				call(e)
+			}
+			elapsed[k] += time.Since(start)
+		}
+	}
+	per := func(k int) float64 { return float64(elapsed[k].Nanoseconds()) / float64(b.N) }
+	for k, n := range counts {
+		b.ReportMetric(per(k), fmt.Sprintf("ns/call-%d-held", n))
+	}
+	b.ReportMetric(per(2)/per(0), "x-none")
+	b.ReportMetric(per(2)/per(1), "x-one")
+}

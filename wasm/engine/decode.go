@@ -70,8 +70,18 @@ func hasEscapes(s string, plus bool) bool {
 	if len(s) < 64 {
 		// A table is cheaper than a search per byte for short strings.
 		for i := 0; i < len(s); i++ {
-			if escapeStart[s[i]] || plus && s[i] == '+' || s[i] == '=' && isQPEscape(s, i) {
+			switch escapeLead[s[i]] {
+			case 0:
+			case leadEscape:
 				return true
+			case leadPlus:
+				if plus {
+					return true
+				}
+			case leadEquals:
+				if isQPEscape(s, i) {
+					return true
+				}
 			}
 		}
 		return false
@@ -111,6 +121,17 @@ func hasQPEscape(s string) bool {
 
 // escapeStart marks the bytes that start an escape of some decoding.
 var escapeStart = [256]bool{'\\': true, '&': true, '%': true}
+
+// escapeLead says of each byte whether it may start an escape: always
+// (leadEscape), in a query (leadPlus), or before two hex digits or a line
+// break (leadEquals, quoted-printable).
+var escapeLead = [256]uint8{'\\': leadEscape, '&': leadEscape, '%': leadEscape, '+': leadPlus, '=': leadEquals}
+
+const (
+	leadEscape = 1 + iota
+	leadPlus
+	leadEquals
+)
 
 // decodings returns s and its distinct decodings, each applied where it
 // changes something, to maxDecodeDepth. With plus, a plus sign is also

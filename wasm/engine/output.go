@@ -91,11 +91,11 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 			// Otherwise it is judged as the string it is, whose text may
 			// hold references as JSON (see walker.embedded).
 		}
-		if !t.declaresAny && !active && !mayHaveReference(o.Data, 0) {
+		if !t.declaresAny && !mayHaveReference(o.Data, 0) && (!active || !e.mayRepeat(o.Data, false)) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	case Returned:
-		if !t.declaresAny && !active && !mayHaveReference(o.Data, 1) && !mayHaveReserved(o.Data) {
+		if !t.declaresAny && !mayHaveReference(o.Data, 1) && !mayHaveReserved(o.Data) && (!active || !e.mayRepeat(o.Data, true)) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	default:

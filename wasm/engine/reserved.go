@@ -99,9 +99,12 @@ func mayHaveReserved(s string) bool {
 // indexFold returns where word, lower-case ASCII, starts in s in any
 // case, or -1.
 func indexFold(s, word string) int {
-	first := word[0]
+	lower, upper := word[0], word[0]-'a'+'A'
 	for i := 0; i+len(word) <= len(s); {
-		j := strings.IndexAny(s[i:], string([]byte{first, first - 'a' + 'A'}))
+		j := strings.IndexByte(s[i:], lower)
+		if k := strings.IndexByte(s[i:], upper); k >= 0 && (j < 0 || k < j) {
+			j = k
+		}
 		if j < 0 {
 			return -1
 		}

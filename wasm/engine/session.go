@@ -1,6 +1,9 @@
 package engine
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // This file keeps rule (d) for the whole session: every value a view
 // withholds joins the session's scrub set, and every later view, of any
@@ -31,6 +34,18 @@ type session struct {
 	set  scrubSet
 	full bool
 	max  int
+	// scrubber is set's, made when set held cached needles.
+	scrubber *scrubber
+	cached   int
+}
+
+// search returns the scrubber of the set as it is now. The caller holds
+// mu.
+func (s *session) search() *scrubber {
+	if n := s.set.needles(); s.scrubber == nil || n != s.cached {
+		s.scrubber, s.cached = newScrubber(&s.set), n
+	}
+	return s.scrubber
 }
 
 // active reports whether the session has anything to scrub, or is full.
@@ -59,4 +74,116 @@ func (e *Engine) ScrubNeedles() (int, bool) {
 	e.session.mu.Lock()
 	defer e.session.mu.Unlock()
 	return e.session.set.needles(), e.session.full
+}
+
+// mayRepeat reports whether an output of a tool that declares nothing may
+// repeat something the session's set holds, without parsing it: the
+// common answer, no, lets it pass as it came. data is JSON text when
+// isJSON, else a string result. When unsure it says yes, and the output
+// takes the view's road.
+func (e *Engine) mayRepeat(data string, isJSON bool) bool {
+	e.session.mu.Lock()
+	defer e.session.mu.Unlock()
+	if e.session.full {
+		return true
+	}
+	s := e.session.search()
+	switch {
+	case !s.any:
+		return false
+	case !isJSON:
+		return s.contains(data)
+	case hasEscapes(data, s.plus):
+		// Its strings must be decoded one by one: the parser does that.
+		return true
+	}
+	// A search of the text as it is finds a value in a string, a name or
+	// a number, and one split across the items of an array (their
+	// skeletons meet across the quotes and commas); the members of an
+	// object have their names between them, so they are read apart.
+	return s.containsRaw(data) || memberRuns(data, s)
+}
+
+// memberRuns reports whether consecutive string members of an object in
+// the JSON text data, which has no escapes, hold a value split across
+// them. Only the container open last has a run: a container ends the run
+// of the one around it.
+func memberRuns(data string, s *scrubber) bool {
+	if len(s.skels) == 0 {
+		return false
+	}
+	var (
+		objects [64]bool // whether the container at each depth is an object
+		depth   int
+		// The run: where each of its strings stands in data.
+		run [][2]int32
+		buf [8][2]int32
+	)
+	run = buf[:0]
+	// end ends the run, and reports whether it held a split value.
+	end := func() bool {
+		if len(run) < 2 {
+			run = run[:0]
+			return false
+		}
+		strs := make([]string, len(run))
+		for k, r := range run {
+			strs[k] = data[r[0]:r[1]]
+		}
+		run = run[:0]
+		return splitAcross(strs, s, matchBudget*len(data)+matchSlack)
+	}
+	for i := 0; i < len(data); {
+		switch c := data[i]; c {
+		case '{', '[':
+			if end() || depth+1 == len(objects) {
+				return true // too deep to follow: unsure
+			}
+			depth++
+			objects[depth] = c == '{'
+			i++
+		case '}', ']':
+			if end() {
+				return true
+			}
+			depth = max(depth-1, 0)
+			i++
+		case '"':
+			j := strings.IndexByte(data[i+1:], '"')
+			if j < 0 {
+				return true
+			}
+			str := data[i+1 : i+1+j]
+			i += j + 2
+			switch {
+			case i < len(data) && data[i] == ':', !objects[depth]:
+				// A member name, or an array's item.
+			case str == "":
+				if end() {
+					return true
+				}
+			default:
+				run = append(run, [2]int32{int32(i - 1 - len(str)), int32(i - 1)})
+			}
+		case ',', ':', ' ', '\t', '\n', '\r':
+			i++
+		default:
+			// A number, true, false or null ends a run.
+			if end() {
+				return true
+			}
+			for i < len(data) && data[i] != ',' && data[i] != ']' && data[i] != '}' {
+				i++
+			}
+		}
+	}
+	return false
+}
+
+// splitAcross reports whether a value of s is split across strs, one
+// after the other, or finding out costs more than budget.
+func splitAcross(strs []string, s *scrubber, budget int) bool {
+	j := joined{s: s, strs: strs, budget: budget}
+	found := false
+	return !j.scan(func(pos, pos) { found = true }) || found
 }
