@@ -56,10 +56,13 @@ node_modules/.package-lock.json: package.json package-lock.json
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq npm; }
 	npm ci --no-audit --no-fund
 
-## bench: Go benchmarks, then three runs of the browser benchmark against
+## bench: Go benchmarks, the 1 MiB view against the engine before the session's
+## scrub set (BENCH_BASE), then three runs of the browser benchmark against
 ## Chromium's own WebMCP, with each budget's range over the runs (docs/benchmarks.md)
+BENCH_BASE ?= eeb5459
 bench: deps node_modules/.package-lock.json
 	$(GO) test -run='^$$' -bench=. -benchmem $$($(GO) list ./... | grep -v /e2e)
+	$(GO) run ./js/cmd/benchbase -base $(BENCH_BASE) -bench 'BenchmarkOutput/1MiB-x-sensitive$$' -budget 1.15
 	$(GO) test ./e2e -run='^$$' -bench=BenchmarkBrowser -benchtime=3x -timeout=30m
 	$(GO) test ./e2e -run='^$$' -bench=BenchmarkMCPTab -benchtime=1x -count=3
 
