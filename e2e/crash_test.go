@@ -108,7 +108,10 @@ func TestEngineLost(t *testing.T) {
 						tools: (await document.modelContext.getTools()).map((t) => t.name).sort(),
 						tray: document.querySelector("veil-secrets").shadowRoot.querySelectorAll("li.call").length};
 				})()`)
-				assert.Equal(t, "Hello, Ada!", after["greet"], "the next call runs on a new engine")
+				// The lost engine had withheld values, which the new one
+				// cannot recognise again: it withholds every output whole.
+				assert.NotContains(t, after["greet"], "Hello, Ada!", "the next call runs on a new engine, which withholds it whole")
+				assert.Contains(t, after["greet"], "withheld", "the notice")
 				assert.EqualValues(t, 2, after["engines"], "one new engine")
 				assert.Equal(t, true, after["key"])
 				assert.NotContains(t, after["keyView"], "sk-live-", "the new engine withholds as the lost one did")
@@ -116,7 +119,7 @@ func TestEngineLost(t *testing.T) {
 				assert.Equal(t, true, after["openWorld"], "the session's trust state came back: execute hears untrusted content")
 				assert.Equal(t, true, after["untrusted"])
 				assert.Equal(t, []any{"make_key"}, after["asked"], "the trifecta rule holds on: a tool that may send data out is put to the user")
-				assert.ElementsMatch(t, []any{"make_key", "profile"}, after["items"], "only what the new engine holds")
+				assert.ElementsMatch(t, []any{"greet", "make_key", "profile"}, after["items"], "only what the new engine holds")
 				assert.Equal(t, []any{"greet", "make_key", "profile", "slow", "web", "wipe"}, after["tools"], "the tools are all there")
 				items, err := json.Marshal(eval[any](tb, `veil.items()`))
 				require.NoError(t, err)

@@ -109,7 +109,7 @@ func (w *walker) nameMentions(j int) bool {
 	w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the member at %s names secret_reference in its name, so it was withheld", w.t.name, orRoot(w.tr.pointer(j))))
 	// The name goes from the pointer too: it may carry what the member
 	// held (an id, a URL).
-	w.set.addString(key)
+	w.addName(key)
 	w.withhold(j)
 	return true
 }
@@ -249,7 +249,7 @@ func (w *walker) reference(i int, where refPlace) {
 		case referenceFields[key]:
 			w.collect(j)
 		default:
-			w.set.addString(key)
+			w.addName(key)
 			w.collect(j)
 		}
 	})

@@ -19,7 +19,7 @@ func (w *walker) render(pointers []string) []byte {
 	w.markDirty()
 	s := w.scrubber
 	if s == nil {
-		s = newScrubber(w.set)
+		s = w.newScrubber()
 	}
 	notice := []byte(w.notice())
 	pointers = w.agentPointers(pointers)

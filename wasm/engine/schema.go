@@ -97,6 +97,8 @@ type compiledSchema struct {
 	// required, dependentRequired): the agent reads them in the tool's
 	// definition, so they are no values to withhold.
 	names map[string]bool
+	// lowerNames are names in lower case.
+	lowerNames map[string]bool
 	// sensitiveNames are the names of properties that hold an
 	// x-sensitive at or below them. A member so named where the schema
 	// declares nothing (an envelope the schema does not describe, such as
@@ -143,6 +145,10 @@ func compileSchema(doc any, name string, re jsonschema.RegexpEngine) (*compiledS
 		states:  map[string]*sstate{},
 	}
 	cs.collect(root)
+	cs.lowerNames = map[string]bool{}
+	for name := range cs.names {
+		cs.lowerNames[strings.ToLower(name)] = true
+	}
 	for sch := range cs.ids {
 		for name, sub := range sch.Properties {
 			if cs.reachesSensitive(sub) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/veilmcp/veil/wasm/pattern"
@@ -44,8 +45,11 @@ type walker struct {
 	invalid []string
 	// set is what rule (d) removes: the session's set, to which what the
 	// view withholds is added as it goes.
-	set      *scrubSet
-	scrubber *scrubber // for set, once withholdNames has settled it
+	set *scrubSet
+	// names are member names the view withholds that are not specific
+	// enough for the session's set (addName).
+	names    *scrubSet
+	scrubber *scrubber // for set and names, once withholdNames has settled it
 	// echoed: the view withholds nothing of its own, but a kept string
 	// repeats a value withheld earlier in the session.
 	echoed bool
@@ -271,7 +275,7 @@ func (w *walker) withholdNames() bool {
 		if pass == maxNamePasses {
 			return false
 		}
-		s := newScrubber(w.set)
+		s := w.newScrubber()
 		// Until it finds a node to withhold, it is the scrubber for the
 		// final set.
 		w.scrubber = s
@@ -470,12 +474,13 @@ func (w *walker) collect(i int) {
 			w.reference(i, refWithheld)
 			return
 		}
+		item := isContentItem(tr, i)
 		tr.children(i, func(j int) {
 			key := tr.key(j)
-			if !w.t.publicName(key) {
-				w.set.addString(key)
-			}
-			if key == "type" && tr.nodes[j].kind == kString && contentTypes[tr.str(j)] {
+			w.addName(key)
+			if item && contentMeta[strings.ToLower(key)] {
+				// A content item's type, MIME type and annotations are
+				// MCP's words, not what it holds.
 				return
 			}
 			w.collect(j)
@@ -485,15 +490,59 @@ func (w *walker) collect(i int) {
 	}
 }
 
+// addName adds a member name inside what the view withholds to what rule
+// (d) removes, unless the agent reads it anyway (publicName). A name that
+// is specific (specificName: a token, an id) joins the session's set; any
+// other, a word such as "note" or "owner", is removed from this view only,
+// or it would strip that word from every later output of the session.
+func (w *walker) addName(key string) {
+	switch {
+	case w.t.publicName(key):
+	case specificName(key):
+		w.set.addString(key)
+	default:
+		if w.names == nil {
+			w.names = &scrubSet{}
+		}
+		w.names.addString(key)
+	}
+}
+
+// specificName reports whether a member name is specific enough to
+// remove from every later output: it holds a digit, or is sixteen bytes
+// or more.
+func specificName(key string) bool {
+	return len(key) >= 16 || strings.IndexAny(key, "0123456789") >= 0
+}
+
+// newScrubber returns the scrubber of what the view withholds so far:
+// the session's set, and the names this view withholds.
+func (w *walker) newScrubber() *scrubber { return newScrubber(w.set, w.names) }
+
+// contentMeta are the members of an MCP content item that describe it.
+var contentMeta = map[string]bool{"type": true, "mimetype": true, "annotations": true}
+
+// isContentItem reports whether node i is an MCP content item: an object
+// whose type, in any case, is one of contentTypes.
+func isContentItem(tr *tree, i int) bool {
+	typ := -1
+	tr.children(i, func(j int) {
+		if strings.EqualFold(tr.key(j), "type") {
+			typ = j
+		}
+	})
+	return typ >= 0 && tr.nodes[typ].kind == kString && contentTypes[strings.ToLower(tr.str(typ))]
+}
+
 // mcpNames are the member names of MCP's results, content items and
-// annotations, and of a secret_reference.
+// annotations, and of a secret_reference, in lower case.
 var mcpNames = map[string]bool{
-	"content": true, "structuredContent": true, "isError": true, "_meta": true,
-	"type": true, "text": true, "data": true, "mimeType": true, "resource": true,
+	"content": true, "structuredcontent": true, "iserror": true, "_meta": true,
+	"type": true, "text": true, "data": true, "mimetype": true, "resource": true,
 	"uri": true, "name": true, "title": true, "description": true, "annotations": true,
 	"audience": true, "priority": true, "lastModified": true, "size": true, "blob": true,
 	"icons": true, "src": true, "sizes": true, "theme": true,
-	"id": true, "label": true, "redeemUrl": true, "ttl": true,
+	"id": true, "label": true, "redeemurl": true, "ttl": true, "lastmodified": true,
 }
 
 // contentTypes are the types of MCP's content items, and secret_reference.
@@ -501,10 +550,15 @@ var contentTypes = map[string]bool{
 	"text": true, "image": true, "audio": true, "resource": true, "resource_link": true, referenceType: true,
 }
 
-// publicName reports whether the agent reads name anyway: in MCP's
-// vocabulary, or declared in the tool's inputSchema or outputSchema.
+// publicName reports whether the agent reads name anyway, in any case
+// (rule (d) compares names so): in MCP's vocabulary, or declared in the
+// tool's inputSchema or outputSchema.
 func (t *tool) publicName(name string) bool {
-	return mcpNames[name] || t.output != nil && t.output.names[name] || t.input != nil && t.input.names[name]
+	if t.output != nil && t.output.names[name] || t.input != nil && t.input.names[name] {
+		return true
+	}
+	lower := strings.ToLower(name)
+	return mcpNames[lower] || t.output != nil && t.output.lowerNames[lower] || t.input != nil && t.input.lowerNames[lower]
 }
 
 // build makes the agent view of an output from which something was
