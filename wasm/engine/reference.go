@@ -217,9 +217,6 @@ func (t *tree) hasReference() bool {
 	return w.hasReference(0)
 }
 
-// referenceFields are the members a secret_reference defines.
-var referenceFields = map[string]bool{"type": true, "id": true, "label": true, "redeemUrl": true, "ttl": true}
-
 // refPlace is where a secret_reference stands, which says what the agent
 // may see of it.
 type refPlace uint8
@@ -244,9 +241,15 @@ func (w *walker) reference(i int, where refPlace) {
 	shown := where != refWithheld || w.mode == textMode
 	tr := w.tr
 	tr.children(i, func(j int) {
-		switch key := tr.key(j); {
-		case key == "type" || key == "label" || key == "ttl":
-		case referenceFields[key]:
+		switch key := tr.key(j); strings.ToLower(key) {
+		case "type", "label", "ttl":
+			if key != strings.ToLower(key) {
+				// What a reference written another way shows: this
+				// view's to remove (the exact names are hideShown's).
+				w.addName(key)
+				w.collectViewOnly(j)
+			}
+		case "id", "redeemurl":
 			w.collect(j)
 		default:
 			w.addName(key)
@@ -263,10 +266,13 @@ func (w *walker) reference(i int, where refPlace) {
 	id, idOK := str("id")
 	rawURL, urlOK := str("redeemUrl")
 	label, labelOK := str("label")
+	// What a valid one shows, where the agent gets none of it: removed
+	// from this view, but not from later ones, since a label ("API
+	// key") and a ttl are the page's words, not what it keeps.
 	hideShown := func() {
 		for _, key := range []string{"label", "ttl"} {
 			if j := tr.member(i, key); j >= 0 {
-				w.collect(j)
+				w.collectViewOnly(j)
 			}
 		}
 	}
@@ -351,6 +357,19 @@ func (w *walker) reference(i int, where refPlace) {
 			w.refAt = map[int]int{}
 		}
 		w.refAt[i] = k
+	}
+}
+
+// collectViewOnly adds the string or number at node j to what this view
+// alone removes; anything else it collects as withheld.
+func (w *walker) collectViewOnly(j int) {
+	switch tr := w.tr; tr.nodes[j].kind {
+	case kString:
+		w.viewOnlySet().addString(tr.str(j))
+	case kNumber:
+		w.viewOnlySet().addNumber(tr.text(j))
+	default:
+		w.collect(j)
 	}
 }
 

@@ -46,10 +46,11 @@ type walker struct {
 	// set is what rule (d) removes: the session's set, to which what the
 	// view withholds is added as it goes.
 	set *scrubSet
-	// names are member names the view withholds that are not specific
-	// enough for the session's set (addName).
-	names    *scrubSet
-	scrubber *scrubber // for set and names, once withholdNames has settled it
+	// viewOnly is what this view removes but later views need not: the
+	// member names it withholds that are not specific enough for the
+	// session's set (addName), and the labels of references it withholds.
+	viewOnly *scrubSet
+	scrubber *scrubber // for set and viewOnly, once withholdNames has settled it
 	// echoed: the view withholds nothing of its own, but a kept string
 	// repeats a value withheld earlier in the session.
 	echoed bool
@@ -478,12 +479,18 @@ func (w *walker) collect(i int) {
 		tr.children(i, func(j int) {
 			key := tr.key(j)
 			w.addName(key)
-			if item && contentMeta[strings.ToLower(key)] {
+			switch lower := strings.ToLower(key); {
+			case item && contentMeta[lower]:
 				// A content item's type, MIME type and annotations are
 				// MCP's words, not what it holds.
-				return
+			case lower == "label":
+				// A label names what is held ("API key"), as a
+				// reference's does: this view's to remove, not every
+				// later one's.
+				w.collectViewOnly(j)
+			default:
+				w.collect(j)
 			}
-			w.collect(j)
 		})
 	case kArray:
 		tr.children(i, w.collect)
@@ -501,11 +508,17 @@ func (w *walker) addName(key string) {
 	case specificName(key):
 		w.set.addString(key)
 	default:
-		if w.names == nil {
-			w.names = &scrubSet{}
-		}
-		w.names.addString(key)
+		w.viewOnlySet().addString(key)
 	}
+}
+
+// viewOnlySet returns the set of what this view removes but later views
+// need not.
+func (w *walker) viewOnlySet() *scrubSet {
+	if w.viewOnly == nil {
+		w.viewOnly = &scrubSet{}
+	}
+	return w.viewOnly
 }
 
 // specificName reports whether a member name is specific enough to
@@ -516,8 +529,8 @@ func specificName(key string) bool {
 }
 
 // newScrubber returns the scrubber of what the view withholds so far:
-// the session's set, and the names this view withholds.
-func (w *walker) newScrubber() *scrubber { return newScrubber(w.set, w.names) }
+// the session's set, and what this view alone removes.
+func (w *walker) newScrubber() *scrubber { return newScrubber(w.set, w.viewOnly) }
 
 // contentMeta are the members of an MCP content item that describe it.
 var contentMeta = map[string]bool{"type": true, "mimetype": true, "annotations": true}
