@@ -9,12 +9,16 @@
 //
 // Every path by which tool output leaves the runtime ends in [Engine.Output].
 // Its path, one job per file: output.go answers the outcome (and passes
-// through, unchanged, what declares nothing and holds no reference);
-// walk.go decides what the view keeps, reference.go finds and validates
-// secret_references, hold.go keeps what is withheld in the vault
-// (vault.go), scrub.go removes it from every other string, render.go
-// writes the view in MCP's wire shapes (mcp.go), and policy.go and
-// spotlight.go apply the risk policy around it all.
+// through, unchanged, what declares nothing, holds no reference and
+// repeats nothing the session withheld); walk.go decides what the view
+// keeps, reference.go finds and validates secret_references, hold.go
+// keeps what is withheld in the vault (vault.go), session.go keeps it in
+// the session's scrub set for every later view, and scrub.go removes it
+// from every other string: needles.go is the set, match.go its search,
+// fold.go the skeleton it compares by, decode.go and binary.go the
+// decodings it reads through, joins.go values split across strings.
+// render.go writes the view in MCP's wire shapes (mcp.go), and policy.go
+// and spotlight.go apply the risk policy around it all.
 package engine
 
 import (
