@@ -183,6 +183,14 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 		}
 		return a, b
 	}
+	// The one table of the common case, read without the slice.
+	var (
+		bloom []uint64
+		shift uint8
+	)
+	if len(s.skels) == 1 {
+		bloom, shift = s.skels[0].bloom, s.skels[0].shift
+	}
 	for i := 0; i < len(text); {
 		if c := text[i]; c < utf8.RuneSelf {
 			fc := foldASCII[c]
@@ -193,7 +201,14 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 			w = w>>8 | uint32(fc)<<24
 			ring[have&3] = origin{at: int32(i - 1)}
 			have++
-			if have < 4 || !s.skelMayStart(w) {
+			if have < 4 {
+				continue
+			}
+			if bloom != nil {
+				if bi := bloomMix(w) >> shift; bloom[bi/64]&(1<<(bi%64)) == 0 {
+					continue
+				}
+			} else if !s.skelMayStart(w) {
 				continue
 			}
 			if a, b := at(); b >= 0 {

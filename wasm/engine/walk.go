@@ -285,13 +285,24 @@ func (w *walker) withholdNames() bool {
 		}
 		found := false
 		tr := w.tr
+		// An output repeats its member names thousands of times: each is
+		// searched once a pass.
+		names := map[string]bool{}
+		holds := func(key string) bool {
+			h, ok := names[key]
+			if !ok {
+				h = s.contains(key)
+				names[key] = h
+			}
+			return h
+		}
 		for i := 0; i < len(tr.nodes); {
 			if w.act[i] != keep {
 				i = int(tr.nodes[i].next)
 				continue
 			}
 			n := &tr.nodes[i]
-			if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && s.contains(tr.key(i)) ||
+			if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && holds(tr.key(i)) ||
 				n.kind == kNumber && s.isWithheldNumber(tr.text(i)) {
 				w.withhold(i)
 				found = true
