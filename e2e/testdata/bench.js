@@ -66,9 +66,10 @@
 
   /**
    * setup registers the same tools with the runtime and with Chromium, and
-   * reports how long each took to register all three, in milliseconds.
+   * reports how long each took to register all four, in milliseconds.
    * "big" and "plain" return the same 1 MiB; only big's outputSchema marks
-   * a member of each item x-sensitive. On a page without the runtime,
+   * a member of each item x-sensitive. "hold" withholds 1,000 keys, after
+   * which every output is searched for them. On a page without the runtime,
    * document.modelContext is Chromium's own, and only the native tools
    * are registered.
    */
@@ -78,6 +79,12 @@
       { name: "small", description: "A small result with nothing sensitive", execute: () => ({ ok: true, n: 1 }) },
       { name: "big", description: "About 1 MiB with x-sensitive items", outputSchema: bigSchema, execute: () => big },
       { name: "plain", description: "The same 1 MiB, nothing marked sensitive", execute: () => big },
+      {
+        name: "hold",
+        description: "Withholds 1,000 keys at once",
+        outputSchema: { type: "object", properties: { keys: { type: "array", items: { type: "string", "x-sensitive": true } } } },
+        execute: () => ({ keys: Array.from({ length: 1000 }, (_, i) => `sk_live_${String(i).padStart(4, "0")}_${crypto.randomUUID()}`) }),
+      },
     ];
     const runtime = document.modelContext !== nativeContext;
     let registerMs = 0;
