@@ -146,26 +146,6 @@ func (s *scrubSet) bytes() int {
 	return s.exact.bytes() + s.skel.bytes() + mapEntry*(len(s.numbers)+len(s.digits))
 }
 
-// merge adds every needle of o to s.
-func (s *scrubSet) merge(o *scrubSet) {
-	s.exact.merge(&o.exact)
-	s.skel.merge(&o.skel)
-	for h := range o.numbers {
-		if s.numbers == nil {
-			s.numbers = map[uint64]struct{}{}
-		}
-		s.numbers[h] = struct{}{}
-	}
-	for h := range o.digits {
-		if s.digits == nil {
-			s.digits = map[uint64]struct{}{}
-		}
-		s.digits[h] = struct{}{}
-	}
-	s.plus = s.plus || o.plus
-	s.escapy = s.escapy || o.escapy
-}
-
 // plainLength is how many characters the number of key takes written
 // plainly, as JavaScript writes it (exponents from 1e21 on).
 func plainLength(key []byte) int {
@@ -259,8 +239,8 @@ func appendLower(b []byte, s string) []byte {
 	return b
 }
 
-// minToken and maxTokenText bound tokens: the words of a long withheld
-// text that are specific enough to find alone.
+// A long withheld text (minTokened bytes or more) gives tokens too: its
+// words of minToken bytes or more that are specific enough to find alone.
 const (
 	minToken   = 8
 	minTokened = 24
@@ -274,7 +254,7 @@ const (
 // not, so that withholding a paragraph does not strip them from every
 // later output.
 func tokens(v string) []string {
-	if len(v) < minTokened || strings.IndexAny(v, " \t\n\r") < 0 {
+	if len(v) < minTokened || !strings.ContainsAny(v, " \t\n\r") {
 		return nil
 	}
 	var out []string
@@ -396,19 +376,6 @@ func (t *needleTable) growBloom() {
 		if sl.key != 0 {
 			bi := sl.mix >> t.shift
 			t.bloom[bi/64] |= 1 << (bi % 64)
-		}
-	}
-}
-
-// merge adds every needle of o to t.
-func (t *needleTable) merge(o *needleTable) {
-	for _, sl := range o.slots {
-		if sl.key == 0 {
-			continue
-		}
-		for k := sl.head; k != 0; k = o.list[k-1].next {
-			nd := &o.list[k-1]
-			t.insertKeyed(sl, *nd)
 		}
 	}
 }

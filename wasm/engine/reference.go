@@ -211,12 +211,6 @@ func (w *walker) hasReference(i int) bool {
 	return false
 }
 
-// hasReference reports whether the tree holds a secret_reference.
-func (t *tree) hasReference() bool {
-	w := walker{tr: t}
-	return w.hasReference(0)
-}
-
 // refPlace is where a secret_reference stands, which says what the agent
 // may see of it.
 type refPlace uint8

@@ -536,7 +536,7 @@ func (w *walker) viewOnlySet() *scrubSet {
 // remove from every later output: it holds a digit, or is sixteen bytes
 // or more.
 func specificName(key string) bool {
-	return len(key) >= 16 || strings.IndexAny(key, "0123456789") >= 0
+	return len(key) >= 16 || strings.ContainsAny(key, "0123456789")
 }
 
 // newScrubber returns the scrubber of what the view withholds so far:
