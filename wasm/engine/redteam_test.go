@@ -349,3 +349,54 @@ func TestRedteamBase64OfLatin1(t *testing.T) {
 		}
 	}
 }
+
+// Rule (d) for references: "a redeemUrl also as its path and query, each
+// query value, ... and its fragment". A capability written as the whole
+// query (?TOKEN) is a name with no value, and one in a fragment's
+// parameters (#k=TOKEN, as OAuth's implicit flow writes) is only part of
+// the fragment: neither is found alone later.
+func TestRedteamRedeemURLCapabilityAlone(t *testing.T) {
+	const tok = "Xq81Lm0pZ7Tb"
+	for _, u := range []string{"/redeem?" + tok, "/redeem/x#k=" + tok + "&v=1"} {
+		e := rtEngine(t, nil, `{"name":"mint","description":"d"}`, rtListLog)
+		ref := rtJSON(map[string]string{"type": "secret_reference", "id": "ref_ab12", "label": "API key", "redeemUrl": u})
+		if res := e.Output("mint", engine.Outcome{Kind: engine.Returned, Data: ref}); res.Err != nil || res.Held != 1 {
+			t.Fatalf("mint held no reference: %+v", res)
+		}
+		later := "capability " + tok
+		rtNoLeak(t, later, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: later}), tok)
+	}
+}
+
+// Rule (d), escapes: Go's html/template writes a value in a CSS string as
+// CSS escapes (\3e , \2b ), which are read as octal or as the letter
+// after the backslash.
+func TestRedteamCSSEscapes(t *testing.T) {
+	for v, out := range map[string]string{
+		"tok>91":           `<style>.a{font-family:"tok\3e 91"}</style>`,
+		"q8+/Zx9kLmN0pQ==": `<style>.a{font-family:"q8\2b\2fZx9kLmN0pQ=="}</style>`,
+	} {
+		e := rtEngine(t, nil, rtCreateKey, rtListLog)
+		rtWithhold(t, e, v)
+		res := e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out})
+		if res.Unchanged {
+			t.Errorf("%q passed unchanged, though a CSS reader reads the withheld %q in it", out, v)
+		}
+	}
+}
+
+// Rule (c′): the type written with a no-break space, fullwidth, or a
+// zero-width space inside, still names secret_reference to a reader, but
+// the object passes whole, id and redeemUrl included.
+func TestRedteamSpelledReferenceType(t *testing.T) {
+	for _, typ := range []string{"secret\u00a0reference", "ｓｅｃｒｅｔ＿ｒｅｆｅｒｅｎｃｅ", "secret\u200b_reference"} {
+		e := rtEngine(t, nil, `{"name":"mint","description":"d"}`)
+		out := rtJSON(map[string]string{"type": typ, "id": "ref_8f3kQz71Lm", "label": "API key", "redeemUrl": "/redeem/cap_9XkQ2mZr7Tb"})
+		res := e.Output("mint", engine.Outcome{Kind: engine.Returned, Data: out})
+		for _, v := range []string{"ref_8f3kQz71Lm", "cap_9XkQ2mZr7Tb"} {
+			if res.Err == nil && strings.Contains(res.Agent, v) {
+				t.Errorf("type %q: %s reached the agent:\n%s", typ, v, res.Agent)
+			}
+		}
+	}
+}
