@@ -79,16 +79,16 @@ func rtNoLeak(t *testing.T, output string, res engine.Result, value string) {
 // Rule (a3): a sensitiveHint tool with no outputSchema gets a notice only.
 // When its result is a CallToolResult, the view keeps the result's own
 // members: structuredContent, _meta, isError and the content items, less
-// only the strings of four characters or more (rule d). Booleans, short
-// numbers, short strings, member names, and a content item's annotations
-// and MIME type of any length reach the agent.
+// only the strings of four characters or more (rule d). Booleans, numbers
+// of any length (a nine-digit SSN), short strings, member names, and a
+// content item's annotations and MIME type of any length reach the agent.
 func TestRedteamHintWholeOutputCallToolResult(t *testing.T) {
 	e := rtEngine(t, nil, rtReadHint)
 	out := rtJSON(map[string]any{
 		"content": []any{
 			map[string]any{"type": "text", "text": "AB-", "annotations": map[string]any{"note": "DE89370400440532013000"}},
 		},
-		"structuredContent": map[string]any{"hivPositive": true, "blood": "A+", "age": 42},
+		"structuredContent": map[string]any{"hivPositive": true, "blood": "A+", "age": 42, "ssn": 123456789},
 		"_meta":             map[string]any{"tags": []string{"HIV"}},
 	})
 	for _, kind := range []engine.OutcomeKind{engine.Returned, engine.Text} {
@@ -96,7 +96,7 @@ func TestRedteamHintWholeOutputCallToolResult(t *testing.T) {
 		if res.Err != nil {
 			continue
 		}
-		for _, v := range []string{"DE89370400440532013000", "hivPositive", `"A+"`, `"AB-"`, "42", `"HIV"`} {
+		for _, v := range []string{"DE89370400440532013000", "123456789", "hivPositive", `"A+"`, `"AB-"`, "42", `"HIV"`} {
 			if strings.Contains(res.Agent, v) {
 				t.Errorf("%s outcome: %s reached the agent from a sensitiveHint tool whose whole output is withheld:\n%s", kind, v, res.Agent)
 			}
