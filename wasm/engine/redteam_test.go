@@ -400,3 +400,19 @@ func TestRedteamSpelledReferenceType(t *testing.T) {
 		}
 	}
 }
+
+// Rule (d), short values: a value of four or five characters is compared
+// as written, so one withheld with the white space around it that a file
+// or a form field leaves (a PIN read as "4471\n") is not found once a
+// later output trims it.
+func TestRedteamShortValueTrimmed(t *testing.T) {
+	for _, v := range []string{"4471\n", "\t4471", "4471 "} {
+		e := rtEngine(t, nil, rtCreateKey, rtListLog)
+		rtWithhold(t, e, v)
+		for _, o := range []engine.Outcome{{Kind: engine.Text, Data: "PIN 4471"}, {Kind: engine.Returned, Data: `{"pin":4471}`}} {
+			if res := e.Output("list_log", o); res.Err == nil && strings.Contains(res.Agent, "4471") {
+				t.Errorf("withheld %q: %s reached the agent as %s", v, o.Data, res.Agent)
+			}
+		}
+	}
+}
