@@ -35,9 +35,11 @@ func (w *walker) render(pointers []string) []byte {
 	}
 	meta := w.meta(pointers)
 
-	if w.isResult {
+	if w.isResult && w.act[0] == keep {
 		return w.renderResult(notice, meta, s)
 	}
+	// A value, or a result withheld whole, of which the agent gets the
+	// notice alone.
 	return w.renderValue(notice, meta, s)
 }
 

@@ -99,10 +99,11 @@ type compiledSchema struct {
 	names map[string]bool
 	// lowerNames are names in lower case.
 	lowerNames map[string]bool
-	// sensitiveNames are the names of properties that hold an
-	// x-sensitive at or below them. A member so named where the schema
-	// declares nothing (an envelope the schema does not describe, such as
-	// {"data": {"ssn": …}}) is withheld.
+	// sensitiveNames are the skeletons (fold.go) of the names of
+	// properties that hold an x-sensitive at or below them. A member so
+	// named, in any case or spelling (apiKey, api_key, APIKEY), where the
+	// schema declares nothing (an envelope the schema does not describe,
+	// such as {"data": {"ssn": …}}) is withheld.
 	sensitiveNames map[string]bool
 
 	mu     sync.Mutex
@@ -146,6 +147,7 @@ func compileSchema(doc any, name string, re jsonschema.RegexpEngine) (*compiledS
 	}
 	cs.collect(root)
 	cs.lowerNames = map[string]bool{}
+	delete(cs.sensitiveNames, "")
 	for name := range cs.names {
 		cs.lowerNames[strings.ToLower(name)] = true
 	}
@@ -155,7 +157,7 @@ func compileSchema(doc any, name string, re jsonschema.RegexpEngine) (*compiledS
 				if cs.sensitiveNames == nil {
 					cs.sensitiveNames = map[string]bool{}
 				}
-				cs.sensitiveNames[name] = true
+				cs.sensitiveNames[skeleton(name)] = true
 			}
 		}
 	}
@@ -301,6 +303,16 @@ func (cs *compiledSchema) checkApplied(marked []string, url string) error {
 		}
 	}
 	return nil
+}
+
+// namesSensitive reports whether a member name is, in any case or
+// spelling, that of a property the schema makes sensitive.
+func (cs *compiledSchema) namesSensitive(name string) bool {
+	if len(cs.sensitiveNames) == 0 {
+		return false
+	}
+	var buf [64]byte
+	return cs.sensitiveNames[string(appendSkeleton(buf[:0], name))]
 }
 
 // unescapeFragment reads a URL fragment's JSON Pointer, as the compiler

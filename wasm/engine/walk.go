@@ -54,6 +54,9 @@ type walker struct {
 	// echoed: the view withholds nothing of its own, but a kept string
 	// repeats a value withheld earlier in the session.
 	echoed bool
+	// deep: what is being withheld is sensitive in itself, so JSON text
+	// in it gives up its values too (withholdSensitive).
+	deep bool
 	// cuts lists, by string node, the spans of values split across it
 	// and its neighbours (joins.go).
 	cuts map[int][][2]int
@@ -157,13 +160,14 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 	if w.mode == wholeMode || (w.mode == textMode && !w.isResult) {
 		// A plain value has no text items: all of it is withheld, and
 		// its references reach the agent in the notice's company.
-		w.withhold(0)
+		w.withholdSensitive(0)
 	} else if !w.isResult {
 		w.walk(0, start, true)
 	} else {
 		w.result(start)
 	}
 
+	embedded := w.mode == denyMode && t.output != nil && t.output.anySensitive && w.embeddedValues(start)
 	if !w.withholdNames() {
 		return Result{Err: t.failure("the output's withheld values name each other more than the runtime follows")}
 	}
@@ -175,7 +179,7 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 		// Nothing withheld: the output passes as the tool wrote it, but
 		// for the runtime's own keys and what repeats a value withheld
 		// earlier in the session.
-		w.echoed = sessionHeld && (joined || w.echoes(w.scrubber))
+		w.echoed = embedded || sessionHeld && (joined || w.echoes(w.scrubber))
 		if !w.echoed {
 			if reserved > 0 {
 				w.markDirty()
@@ -329,7 +333,7 @@ func (w *walker) result(start *sstate) {
 			tr.children(j, w.contentItem)
 		case key == "structuredContent":
 			if w.mode == textMode {
-				w.withhold(j)
+				w.withholdSensitive(j)
 			} else {
 				w.walk(j, start, true)
 			}
@@ -395,17 +399,17 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 		return
 	}
 	if st != nil && (st.sensitive || st.below != 0 && !st.below.takes(n.kind)) {
-		w.withhold(i)
+		w.withholdSensitive(i)
 		return
 	}
 	if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject {
 		if w.nameMentions(i) {
 			return
 		}
-		if !declared && w.t.output != nil && w.t.output.sensitiveNames[tr.key(i)] {
+		if !declared && w.t.output != nil && w.t.output.namesSensitive(tr.key(i)) {
 			// Named as a sensitive property, where the schema declares
 			// nothing: the value it describes, in an envelope.
-			w.withhold(i)
+			w.withholdSensitive(i)
 			return
 		}
 	}
@@ -434,7 +438,7 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 			// The member names are sensitive: the object goes whole, and
 			// its names join the scrub set (collect), so no pointer names
 			// them.
-			w.withhold(i)
+			w.withholdSensitive(i)
 			return
 		}
 		trans := w.transitions(st, i)
@@ -470,6 +474,40 @@ func (w *walker) withhold(i int) {
 	w.collect(i)
 }
 
+// embeddedValues reads each string the view keeps that is JSON text (the
+// MCP convention of a text item holding the result's JSON, a resource's
+// text, a payload member) as the value outputSchema describes, and adds
+// what the schema makes sensitive there to what rule (d) removes, so that
+// the string is rewritten without it. It reports whether it found any.
+func (w *walker) embeddedValues(start *sstate) bool {
+	tr := w.tr
+	found := false
+	for i := 0; i < len(tr.nodes); {
+		if w.act[i] != keep {
+			i = int(tr.nodes[i].next)
+			continue
+		}
+		if tr.nodes[i].kind == kString && looksLikeJSON(tr.str(i)) {
+			if sub, err := parseTree(tr.str(i)); err == nil && sub.nodes[0].kind >= kArray {
+				sw := &walker{e: w.e, t: w.t, tr: sub, act: make([]action, len(sub.nodes)), set: w.set, viewOnly: w.viewOnlySet(), mode: denyMode}
+				sw.walk(0, start, true)
+				found = found || len(sw.held) > 0
+			}
+		}
+		i++
+	}
+	return found
+}
+
+// withholdSensitive withholds node i for what it is, not for where it
+// stands: its strings that are JSON text give up what they hold too
+// (collectJSONText).
+func (w *walker) withholdSensitive(i int) {
+	w.deep = true
+	w.withhold(i)
+	w.deep = false
+}
+
 // collect adds what node i holds to the scrub set: strings, numbers and
 // member names, at any depth. Names the agent reads anyway, in the tool's
 // schemas or in MCP's own vocabulary, are no values; nor is the type of
@@ -479,6 +517,9 @@ func (w *walker) collect(i int) {
 	switch tr.nodes[i].kind {
 	case kString:
 		w.set.addString(tr.str(i))
+		if w.deep {
+			w.collectJSONText(tr.str(i), 0)
+		}
 	case kNumber:
 		w.set.addNumber(tr.text(i))
 	case kObject:
@@ -487,17 +528,26 @@ func (w *walker) collect(i int) {
 			return
 		}
 		item := isContentItem(tr, i)
+		ref := w.referenceLike(i)
 		tr.children(i, func(j int) {
 			key := tr.key(j)
 			w.addName(key)
 			switch lower := strings.ToLower(key); {
+			case item && lower == "annotations" && tr.nodes[j].kind == kObject:
+				// MCP's annotations say who an item is for and how much
+				// it matters; anything else in them is what it holds.
+				tr.children(j, func(k int) {
+					if a := strings.ToLower(tr.key(k)); a != "audience" && a != "priority" && a != "lastmodified" {
+						w.addName(tr.key(k))
+						w.collect(k)
+					}
+				})
 			case item && contentMeta[lower]:
-				// A content item's type, MIME type and annotations are
-				// MCP's words, not what it holds.
-			case lower == "label":
-				// A label names what is held ("API key"), as a
-				// reference's does: this view's to remove, not every
-				// later one's.
+				// A content item's type and MIME type are MCP's words,
+				// not what it holds.
+			case ref && (lower == "label" || lower == "ttl"):
+				// What a reference written another way shows ("API
+				// key"): this view's to remove, not every later one's.
 				w.collectViewOnly(j)
 			default:
 				w.collect(j)
@@ -505,6 +555,51 @@ func (w *walker) collect(i int) {
 		})
 	case kArray:
 		tr.children(i, w.collect)
+	}
+}
+
+// referenceLike reports whether object node i is a secret_reference or
+// has a member whose string names one: a reference in another spelling.
+func (w *walker) referenceLike(i int) bool {
+	if w.referenceKind(i) != notReference {
+		return true
+	}
+	tr := w.tr
+	found := false
+	tr.children(i, func(j int) {
+		if !found && tr.nodes[j].kind == kString && mayMention(tr.str(j)) {
+			spans, ok := mentions(tr.str(j), 0)
+			found = !ok || len(spans) > 0
+		}
+	})
+	return found
+}
+
+// collectJSONText adds what a withheld string holds when it is JSON text
+// (a service account's key file, a record serialized into a field): its
+// strings, numbers and names, as if they had stood in the output, so that
+// a later output that holds the JSON, or a part of it, is scrubbed of
+// them.
+func (w *walker) collectJSONText(str string, depth int) {
+	if depth >= maxEmbeddedDepth || !looksLikeJSON(str) {
+		return
+	}
+	tr, err := parseTree(str)
+	if err != nil || tr.nodes[0].kind < kArray {
+		return
+	}
+	for i := range tr.nodes {
+		n := &tr.nodes[i]
+		if n.parent >= 0 && tr.nodes[n.parent].kind == kObject {
+			w.addName(tr.key(i))
+		}
+		switch n.kind {
+		case kString:
+			w.set.addString(tr.str(i))
+			w.collectJSONText(tr.str(i), depth+1)
+		case kNumber:
+			w.set.addNumber(tr.text(i))
+		}
 	}
 }
 
@@ -544,7 +639,7 @@ func specificName(key string) bool {
 func (w *walker) newScrubber() *scrubber { return newScrubber(w.set, w.viewOnly) }
 
 // contentMeta are the members of an MCP content item that describe it.
-var contentMeta = map[string]bool{"type": true, "mimetype": true, "annotations": true}
+var contentMeta = map[string]bool{"type": true, "mimetype": true}
 
 // isContentItem reports whether node i is an MCP content item: an object
 // whose type, in any case, is one of contentTypes.
