@@ -1,7 +1,10 @@
 package engine
 
+import "strings"
+
 // This file reads the binary-to-text encodings that backends write a
-// value in: base64 and base64url (an Authorization: Basic header, a JWT's
+// value in (and the encoded-words of a mail header, which join base64 or
+// quoted-printable pieces): base64 and base64url (an Authorization: Basic header, a JWT's
 // segments, a Kubernetes secret, a KMS ciphertext's plaintext), padded or
 // not and wrapped at MIME's or PEM's width, and hex in either case, with
 // or without a separator between bytes. Rule (d) decodes every run of
@@ -43,6 +46,16 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 	var buf []byte
 	for i := 0; i < len(text); {
 		if b64[text[i]] < 0 {
+			if text[i] == '=' && i+1 < len(text) && text[i+1] == '?' {
+				if end, decoded := encodedWords(text, i); end > i {
+					*budget -= end - i
+					if !f(i, end, decoded) {
+						return true
+					}
+					i = end
+					continue
+				}
+			}
 			i++
 			continue
 		}
@@ -58,18 +71,24 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 		}
 		body, end, looks := base64Run(text, a)
 		i = max(i, end)
-		// Hex from the run's first or second digit, or after its 0x.
-		for _, at := range [3]int{a, a + 1, a + 2} {
-			if at == a+2 && !(text[a] == '0' && (text[a+1] == 'x' || text[a+1] == 'X')) || !mayBeHex(text, at) {
+		// Hex wherever a run of hex digits starts in the run (after a
+		// path's slash, a prefix's underscore, an 0x), from its first or
+		// second digit.
+		for p := a; p < i; p++ {
+			if hexDigit(text[p]) < 0 || p > a && hexDigit(text[p-1]) >= 0 {
 				continue
 			}
-			var n int
-			if buf, n = decodeHex(buf[:0], text[at:]); len(buf) >= 4 {
-				*budget -= n
-				if !f(a, at+n, buf) {
-					return true
+			for _, at := range [2]int{p, p + 1} {
+				if !mayBeHex(text, at) {
+					continue
 				}
-				i = max(i, at+n)
+				var n int
+				if buf, n = decodeHex(buf[:0], text[at:]); len(buf) >= 4 {
+					*budget -= n
+					if !f(at, at+n, buf) {
+						return true
+					}
+				}
 			}
 		}
 		if short || len(body) < minEncoded || !looks {
@@ -90,7 +109,8 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 }
 
 // base64Run reads the run of base64 at text[i]: its characters (a line
-// break inside a long run, as MIME and PEM wrap it, is skipped), where it
+// break inside a long run, as MIME and PEM wrap it, and the indentation
+// after it, are skipped), where it
 // ends (its padding taken), and whether it looks like an encoding rather
 // than a word, a path or hex: capitals after its first character, and
 // small letters or digits too.
@@ -111,8 +131,16 @@ func base64Run(text string, i int) (body string, end int, looks bool) {
 			line++
 			continue
 		}
-		// A line break continues a run wrapped at 64 or 76 columns.
-		if k := lineBreak(text, i); k > 0 && line >= 40 && i+k < len(text) && b64[text[i+k]] >= 0 {
+		// A line break continues a run wrapped at 64 or 76 columns, or
+		// narrower, indented (a YAML block, an indented PEM) or quoted
+		// ("> ") on the next line.
+		if k := lineBreak(text, i); k > 0 && line >= 16 {
+			for i+k < len(text) && (text[i+k] == ' ' || text[i+k] == '\t' || text[i+k] == '>') {
+				k++
+			}
+			if i+k >= len(text) || b64[text[i+k]] < 0 {
+				break
+			}
 			if b == nil {
 				b = []byte(text[start:i])
 			} else {
@@ -199,4 +227,54 @@ func decodeHex(b []byte, s string) ([]byte, int) {
 		}
 	}
 	return b, end
+}
+
+// encodedWords reads the run of MIME encoded-words (RFC 2047) at
+// text[i], =?charset?B?…?= or =?charset?Q?…?=, with only white space
+// between them, as a mail reader joins them: where the run ends and the
+// bytes it encodes, whatever the charset (UTF-8, or Latin-1 read as such
+// later). end is i when there is none.
+func encodedWords(text string, i int) (end int, decoded []byte) {
+	end = i
+	for j := i; ; {
+		if !strings.HasPrefix(text[j:], "=?") {
+			break
+		}
+		rest := text[j+2:]
+		q1 := strings.IndexByte(rest, '?')
+		if q1 < 0 || q1+2 >= len(rest) || rest[q1+2] != '?' {
+			break
+		}
+		enc := rest[q1+1]
+		payload := rest[q1+3:]
+		stop := strings.Index(payload, "?=")
+		if stop < 0 {
+			break
+		}
+		word := payload[:stop]
+		switch enc {
+		case 'B', 'b':
+			decoded = decodeBase64(decoded, strings.TrimRight(word, "="))
+		case 'Q', 'q':
+			for k := 0; k < len(word); k++ {
+				switch c := word[k]; {
+				case c == '_':
+					decoded = append(decoded, ' ')
+				case c == '=' && k+2 < len(word) && hexDigit(word[k+1]) >= 0 && hexDigit(word[k+2]) >= 0:
+					decoded = append(decoded, byte(hexDigit(word[k+1])<<4|hexDigit(word[k+2])))
+					k += 2
+				default:
+					decoded = append(decoded, c)
+				}
+			}
+		default:
+			return end, decoded
+		}
+		end = j + 2 + q1 + 3 + stop + 2
+		j = end
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n') {
+			j++
+		}
+	}
+	return end, decoded
 }

@@ -32,6 +32,9 @@ const (
 	// quotedPrintable reads =XX and the soft line break of raw e-mail
 	// (RFC 2045).
 	quotedPrintable
+	// cssEscapes reads CSS's \HHHHHH, one to six hex digits and a space
+	// that may end them, as html/template writes in style attributes.
+	cssEscapes
 )
 
 // Bounds on decoding one window of a string (see windows). Past them the
@@ -152,7 +155,7 @@ func decodings(s string, plus bool, extraDepth int, budget *int) (layers []*laye
 	var seen map[string]bool
 	for k := 0; k < len(layers); k++ {
 		l := layers[k]
-		for d := backslashes; d <= quotedPrintable; d++ {
+		for d := backslashes; d <= cssEscapes; d++ {
 			if !d.applies(l.text, plus) {
 				continue
 			}
@@ -200,8 +203,24 @@ func (d decoding) applies(text string, plus bool) bool {
 		return strings.IndexByte(text, '%') >= 0
 	case quotedPrintable:
 		return hasQPEscape(text)
+	case cssEscapes:
+		return hasCSSEscape(text)
 	default:
 		return plus && strings.IndexByte(text, '+') >= 0
+	}
+}
+
+// hasCSSEscape reports whether text holds a backslash before a hex digit.
+func hasCSSEscape(text string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '\\')
+		if j < 0 || i+j+1 >= len(text) {
+			return false
+		}
+		if hexDigit(text[i+j+1]) >= 0 {
+			return true
+		}
+		i += j + 1
 	}
 }
 
@@ -216,6 +235,8 @@ func (d decoding) starts(text string) int {
 		return strings.Count(text, "%")
 	case quotedPrintable:
 		return strings.Count(text, "=")
+	case cssEscapes:
+		return strings.Count(text, `\`)
 	default:
 		return strings.Count(text, "%") + strings.Count(text, "+")
 	}
@@ -234,6 +255,8 @@ func (d decoding) decode(text string, starts int) (string, []segment) {
 		dec = func(s string, i int, b []byte) ([]byte, int) { return decodePercent(s, i, b, false) }
 	case quotedPrintable:
 		dec = decodeQP
+	case cssEscapes:
+		dec = decodeCSS
 	default:
 		dec = func(s string, i int, b []byte) ([]byte, int) { return decodePercent(s, i, b, true) }
 	}
@@ -280,6 +303,8 @@ func indexEscape(d decoding, s string, i int) int {
 		j = strings.IndexByte(s[i:], '%')
 	case quotedPrintable:
 		j = strings.IndexByte(s[i:], '=')
+	case cssEscapes:
+		j = strings.IndexByte(s[i:], '\\')
 	default:
 		j = strings.IndexAny(s[i:], "%+")
 	}
@@ -483,6 +508,26 @@ func decodePercent(s string, i int, b []byte, plus bool) ([]byte, int) {
 	return decodeBytes(s, i, b, percentByte)
 }
 
+// decodeCSS reads a CSS escape: a backslash, one to six hex digits, and
+// one white space that ends them.
+func decodeCSS(s string, i int, b []byte) ([]byte, int) {
+	j := i + 1
+	for j < len(s) && j-i <= 6 && hexDigit(s[j]) >= 0 {
+		j++
+	}
+	if j == i+1 {
+		return b, 0
+	}
+	r, _ := parseHex(s[i+1 : j])
+	switch {
+	case strings.HasPrefix(s[j:], "\r\n"):
+		j += 2
+	case j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\f'):
+		j++
+	}
+	return appendCodePoint(b, r), j - i
+}
+
 // decodeQP reads quoted-printable's =XX (a run spelling UTF-8 as one,
 // as percent-encoding's) and its soft line break, which stands for
 // nothing.
@@ -498,16 +543,25 @@ func decodeQP(s string, i int, b []byte) ([]byte, int) {
 	return decodeBytes(s, i, b, qpByte)
 }
 
-// qpByte reads =XX at s[i].
+// qpByte reads =XX at s[i], and a soft line break before it: a writer
+// that wraps at 76 columns may break a character's bytes apart.
 func qpByte(s string, i int) (byte, int) {
-	if i+3 > len(s) || s[i] != '=' {
+	skip := 0
+	switch {
+	case strings.HasPrefix(s[i:], "=\r\n="):
+		skip = 3
+	case strings.HasPrefix(s[i:], "=\n="):
+		skip = 2
+	}
+	j := i + skip
+	if j+3 > len(s) || s[j] != '=' {
 		return 0, 0
 	}
-	c, ok := hexAt(s, i+1, 2)
+	c, ok := hexAt(s, j+1, 2)
 	if !ok {
 		return 0, 0
 	}
-	return byte(c), 3
+	return byte(c), skip + 3
 }
 
 // decodeCharRef reads an HTML character reference: &#DDD; &#xHHH; (the

@@ -74,6 +74,10 @@ func appendFoldChar(b []byte, ch string) []byte {
 	if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 		return b
 	}
+	if r == 'ß' || r == 'ẞ' {
+		// Its upper case is SS, which other case mappings write.
+		return append(b, "ss"...)
+	}
 	return utf8.AppendRune(b, caseFold(r))
 }
 

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // This file finds where a string names secret_reference, in any decoding
@@ -25,7 +27,7 @@ const referenceType = "secret_reference"
 func mentions(str string, extraDepth int) (spans [][2]int, ok bool) {
 	eachMention(str, func(a, b int) { spans = append(spans, [2]int{a, b}) })
 	if !hasEscapes(str, false) {
-		return spans, true
+		return mergeSpans(spans), true
 	}
 	budget := decodeBudget(str)
 	for _, w := range windows(str, false, len(referenceType)+maxEscapeLength) {
@@ -59,7 +61,39 @@ func mentions(str string, extraDepth int) (spans [][2]int, ok bool) {
 // "reference" in some case, and without an escape, names no
 // secret_reference.
 func mayMention(str string) bool {
-	return hasEscapes(str, false) || indexReference(str, 0) >= 0
+	return hasEscapes(str, false) || indexReference(str, 0) >= 0 || !isASCII(str) && foldedIndex(str, "reference")
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// foldedIndex reports whether word, lower-case ASCII, is in the skeleton
+// of s (fold.go).
+func foldedIndex(s, word string) bool {
+	fs := foldStream{s: s}
+	k := 0
+	for {
+		b, ok := fs.next()
+		if !ok {
+			return false
+		}
+		switch {
+		case b == word[k]:
+			if k++; k == len(word) {
+				return true
+			}
+		case b == word[0]:
+			k = 1
+		default:
+			k = 0
+		}
+	}
 }
 
 // indexReference returns where "reference", in any case, starts in text
@@ -89,6 +123,9 @@ func indexReference(text string, from int) int {
 // secretReference, secret-reference, "Secret Reference"), not inside a
 // longer identifier.
 func eachMention(text string, f func(a, b int)) {
+	if !isASCII(text) {
+		eachFoldedMention(text, f)
+	}
 	for j := indexReference(text, 0); j >= 0; j = indexReference(text, j+1) {
 		b := j + len("reference")
 		k := j
@@ -104,6 +141,56 @@ func eachMention(text string, f func(a, b int)) {
 		}
 		f(a, b)
 	}
+}
+
+// eachFoldedMention calls f with the span of each mention of
+// secret_reference in text's skeleton: written in another Unicode form,
+// fullwidth, with a no-break space, a zero-width space or a mark inside,
+// not inside a longer identifier.
+func eachFoldedMention(text string, f func(a, b int)) {
+	const word = "secretreference"
+	var sk []byte
+	var starts, ends []int32
+	var buf [32]byte
+	for i := 0; i < len(text); {
+		fb, next := appendFoldAt(buf[:0], text, i)
+		for range fb {
+			starts, ends = append(starts, int32(i)), append(ends, int32(next))
+		}
+		sk = append(sk, fb...)
+		i = next
+	}
+	for k := 0; ; {
+		j := strings.Index(string(sk[k:]), word)
+		if j < 0 {
+			return
+		}
+		k += j
+		a, b := int(starts[k]), int(ends[k+len(word)-1])
+		k++
+		if identBefore(text, a) || identAfter(text, b) {
+			continue
+		}
+		f(a, b)
+	}
+}
+
+// identBefore and identAfter report whether a letter, a digit or an
+// underscore stands just before s[i], or at s[i].
+func identBefore(s string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func identAfter(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 func isMentionSeparator(c byte) bool { return c == '_' || c == '-' || c == '.' || c == ' ' }

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -75,6 +76,11 @@ func (s *scrubSet) addString(v string) {
 	}
 	if v == "" || v == referenceType {
 		return
+	}
+	if t := strings.TrimSpace(v); t != v {
+		// A value read from a file ("4471\n") is quoted without its
+		// white space.
+		s.addString(t)
 	}
 	if !s.noMin && (len(v) < minScrubLength || utf8.RuneCountInString(v) < minScrubLength) {
 		// Too short to be specific, or the protocol's own word, which
@@ -246,26 +252,65 @@ const (
 	minTokened = 24
 )
 
-// tokens returns the words of a long withheld text (one the view withheld
-// whole, say) that look like what a later output may quote alone: runs of
-// minToken or more characters with no space, holding a digit or an @,
-// trimmed of punctuation at their ends. A key, an id, an e-mail address
-// or a card number in a paragraph is found by itself; ordinary words are
-// not, so that withholding a paragraph does not strip them from every
+// tokens returns the words of a long withheld text (a paragraph, a .env
+// file, a URL, a line of CSV) that look like what a later output may
+// quote alone: runs of letters, digits and the punctuation keys and
+// addresses are made of, minToken bytes or more, that look like a key
+// (keyLike). They are read twice, with and without base64's / and =, so that both
+// a key in a path and a base64 key are found. A key, an id, an e-mail
+// address or a card number in a text is found by itself; ordinary words
+// are not, so that withholding a paragraph does not strip them from every
 // later output.
 func tokens(v string) []string {
-	if len(v) < minTokened || !strings.ContainsAny(v, " \t\n\r") {
+	if len(v) < minTokened {
 		return nil
 	}
 	var out []string
-	for _, w := range strings.Fields(v) {
-		w = strings.TrimFunc(w, func(r rune) bool { return strings.ContainsRune(`"'()[]{}<>,;:.!?`+"`", r) })
-		if len(w) >= minToken && strings.ContainsAny(w, "0123456789@") {
-			out = append(out, w)
+	for _, extra := range []string{"_-.@+~", "_-.@+~/="} {
+		start := -1
+		for i := 0; i <= len(v); i++ {
+			if i < len(v) && (isAlnum(v[i]) || strings.IndexByte(extra, v[i]) >= 0) {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			if start < 0 {
+				continue
+			}
+			w := strings.Trim(v[start:i], ".-_~+/=")
+			start = -1
+			if len(w) >= minToken && len(w) < len(v) && keyLike(w) && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
 		}
 	}
 	return out
 }
+
+// keyLike reports whether a word looks like a key, an id or an address
+// rather than a word or a file name: a letter beside a digit (sk_live_9f,
+// DE8937…), an @ with a dot after it, or eight digits in a row.
+func keyLike(w string) bool {
+	run := 0
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if isDigit(c) {
+			if run++; run >= 8 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+		if i > 0 && (isDigit(c) && isLetter(w[i-1]) || isLetter(c) && isDigit(w[i-1])) {
+			return true
+		}
+	}
+	at := strings.IndexByte(w, '@')
+	return at > 0 && strings.IndexByte(w[at:], '.') > 0
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // needleTable finds needles by the four bytes they start with: a bloom
 // filter over a keyed mix of those bytes, then a hash table keyed by

@@ -162,9 +162,15 @@ func (s *scrubber) eachEncodedMatch(str string, depth int, f func(a, b int) bool
 	searched := true
 	ok := eachEncoded(str, &budget, func(a, b int, decoded []byte) bool {
 		found := false
-		if !s.eachSpanAt(string(decoded), depth+1, func(int, int) bool { found = true; return false }) {
+		stop := func(int, int) bool { found = true; return false }
+		if !s.eachSpanAt(string(decoded), depth+1, stop) {
 			// Past the bounds of searching what it decodes to: the run
 			// might hold one.
+			found = true
+		}
+		if !found && !utf8.Valid(decoded) && !s.eachSpanAt(latin1(decoded), depth+1, stop) {
+			// Bytes that are no UTF-8 may be Latin-1, as JavaScript's
+			// btoa and many older systems write text.
 			found = true
 		}
 		if found {
@@ -327,4 +333,13 @@ func (s *scrubber) scrubTree(tr *tree, depth int) string {
 		}
 	}
 	return string(emit(make([]byte, 0, len(tr.src)), 0))
+}
+
+// latin1 reads bytes as ISO 8859-1, each the code point of its value.
+func latin1(b []byte) string {
+	r := make([]rune, len(b))
+	for i, c := range b {
+		r[i] = rune(c)
+	}
+	return string(r)
 }
