@@ -21,9 +21,13 @@ import "strings"
 // another (base64 of JSON text holding base64).
 const maxBinaryDepth = 2
 
-// minEncoded is the fewest characters of a run worth decoding: four
-// bytes of hex, six of base64.
-const minEncoded = 8
+// minEncoded is the fewest characters of a hex run worth decoding (four
+// bytes), and minBase64 of a base64 run (four bytes, unpadded): as short
+// as the shortest value rule (d) removes.
+const (
+	minEncoded = 8
+	minBase64  = 6
+)
 
 // b64 maps the characters of base64 and base64url to their six bits, and
 // everything else to -1.
@@ -65,7 +69,7 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 		for i < len(text) && b64[text[i]] >= 0 {
 			i++
 		}
-		short := i-a < minEncoded
+		short := i-a < minBase64
 		if short && !(i-a == 2 && mayBeHex(text, a)) {
 			continue
 		}
@@ -91,7 +95,7 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 				}
 			}
 		}
-		if short || len(body) < minEncoded || !looks {
+		if short || len(body) < minBase64 || !looks {
 			continue
 		}
 		*budget -= 5 * len(body)

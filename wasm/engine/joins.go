@@ -233,7 +233,7 @@ func (j *joined) match(o jorigin, w uint32) (a, b pos, ok bool) {
 			if h.Sum64() != nd.hash {
 				continue
 			}
-			if nd.digits && (digitBefore(j.strs[o.p.str], o.p.at) || isDigitRune(j.strs[r.end.str], r.end.at)) {
+			if !nd.bound.freeBefore(j.strs[o.p.str], o.p.at) || !nd.bound.freeAfter(j.strs[r.end.str], r.end.at) {
 				continue
 			}
 			if best == nil || nd.n > best.n {

@@ -139,7 +139,7 @@ func (t *needleTable) exactAt(text string, i int, w uint32, budget *int) int {
 			done += c
 		}
 		*budget--
-		if h.Sum64() == nd.hash {
+		if h.Sum64() == nd.hash && nd.bound.stands(text, i, end) {
 			best = int(nd.n)
 		}
 	}
@@ -268,7 +268,7 @@ func (s *scrubber) skelMayStart(w uint32) bool {
 // skeleton starts at o and whose first four skeleton bytes are w, with
 // the characters it takes around it (pre, post); -1, -1 for none. It
 // charges what it hashes to budget. A needle of digits matches only where
-// no digit stands just before or after it.
+// no digit stands just before or after it (bound).
 func (t *needleTable) skeletonAt(text string, o origin, w uint32, budget *int) (int, int) {
 	k := t.chain(w)
 	if k == 0 {
@@ -302,7 +302,7 @@ func (t *needleTable) skeletonAt(text string, o origin, w uint32, budget *int) (
 		if h.Sum64() != nd.hash {
 			continue
 		}
-		if nd.digits && (digitBefore(text, int(o.at)) || isDigitRune(text, fs.end)) {
+		if !nd.bound.stands(text, int(o.at), fs.end) {
 			continue
 		}
 		best, bestEnd = nd, fs.end

@@ -104,14 +104,14 @@ func (s *scrubSet) addText(v string) {
 	s.escapy = s.escapy || hasEscapes(v, true)
 	var buf [128]byte
 	if sk := appendSkeleton(buf[:0], v); len(sk) >= minSkeleton {
-		s.skel.add(sk, allDigits(sk), edge(v, false), edge(v, true))
+		s.skel.add(sk, boundOf(sk), edge(v, false), edge(v, true))
 		return
 	}
 	if len(v) < 4 {
 		s.short = append(s.short, v)
 		return
 	}
-	s.exact.add(appendLower(buf[:0], v), false, 0, 0)
+	s.exact.add(appendLower(buf[:0], v), boundOf(appendSkeleton(make([]byte, 0, 16), v)), 0, 0)
 }
 
 // addNumber adds a withheld number, written as isNumber accepts.
@@ -129,7 +129,7 @@ func (s *scrubSet) addNumber(text string) {
 	if plain := strings.TrimPrefix(text, "-"); len(plain) >= minSkeleton && allDigits(plain) {
 		// A long integer is found with its digits grouped, too: a card
 		// number as "4111 1111 1111 1111".
-		s.skel.add([]byte(plain), true, 0, 0)
+		s.skel.add([]byte(plain), boundDigits, 0, 0)
 	}
 	var buf [64]byte
 	key := numberKey(buf[:0], text)
@@ -337,9 +337,9 @@ type needle struct {
 	n    int32
 	// next is the next needle of the chain, plus one.
 	next int32
-	// digits: the needle is all digits, and matches only where no digit
-	// stands beside it, so that 12345678 is not found in 9123456789.
-	digits bool
+	// bound says what may not stand beside a match: a needle of digits
+	// alone is not found in a longer number (12345678 in 9123456789).
+	bound bound
 	// pre and post: a match takes up to this many characters with no
 	// skeleton before and after it too, so that "p@ss>word1" leaves no
 	// ">" behind where it stood.
@@ -385,9 +385,43 @@ func (t *needleTable) chain(w uint32) int32 {
 // add adds needle v (its bytes as the scan sees them); pre and post
 // count the characters of the value before and after it that it does not
 // hold (a skeleton's punctuation at the value's ends).
-func (t *needleTable) add(v []byte, digits bool, pre, post int) {
+func (t *needleTable) add(v []byte, b bound, pre, post int) {
 	w := uint32(v[0]) | uint32(v[1])<<8 | uint32(v[2])<<16 | uint32(v[3])<<24
-	t.insertKeyed(slot{key: windowKey(w), mix: bloomMix(w)}, needle{hash: maphash.Bytes(hashSeed, v), n: int32(len(v)), digits: digits, pre: uint8(min(pre, 255)), post: uint8(min(post, 255))})
+	t.insertKeyed(slot{key: windowKey(w), mix: bloomMix(w)}, needle{hash: maphash.Bytes(hashSeed, v), n: int32(len(v)), bound: b, pre: uint8(min(pre, 255)), post: uint8(min(post, 255))})
+}
+
+// bound is what may not stand just before or after a needle's match.
+type bound uint8
+
+const (
+	boundNone   bound = iota
+	boundDigits       // a decimal digit of any script
+)
+
+// boundOf is the bound of a value whose skeleton is sk. A value of
+// letters is found inside a longer word too: "SSNX" glued into
+// "aSSNXb" is still the value, and a leak is worse than a word cut short.
+func boundOf(sk []byte) bound {
+	if allDigits(sk) {
+		return boundDigits
+	}
+	return boundNone
+}
+
+// stands reports whether a match of text[a:e] stands free of what b
+// bounds out.
+func (b bound) stands(text string, a, e int) bool {
+	return b.freeBefore(text, a) && b.freeAfter(text, e)
+}
+
+// freeBefore reports whether what b bounds out does not end at text[a].
+func (b bound) freeBefore(text string, a int) bool {
+	return b != boundDigits || !digitBefore(text, a)
+}
+
+// freeAfter reports whether what b bounds out does not start at text[e].
+func (b bound) freeAfter(text string, e int) bool {
+	return b != boundDigits || !isDigitRune(text, e)
 }
 
 // bytes is the memory the table takes.

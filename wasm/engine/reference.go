@@ -202,6 +202,19 @@ func (w *walker) referenceKind(i int) refKind {
 	return notReference
 }
 
+// hasValidReference reports whether node i holds a secret_reference
+// whose type is exactly secret_reference: one that can be valid, which
+// sensitiveHint's text mode (a2) needs; a reference spelled otherwise is
+// withheld, and leaves the tool's output withheld whole (a3).
+func (w *walker) hasValidReference(i int) bool {
+	for j := i; j < int(w.tr.nodes[i].next); j++ {
+		if w.referenceKind(j) == exactReference {
+			return true
+		}
+	}
+	return false
+}
+
 func (w *walker) hasReference(i int) bool {
 	for j := i; j < int(w.tr.nodes[i].next); j++ {
 		if w.referenceKind(j) != notReference {
@@ -309,22 +322,23 @@ func (w *walker) reference(i int, where refPlace) {
 		// default port; what its query carries; and each segment of its
 		// path that may be a capability of its own.
 		w.set.addString(u.RequestURI())
-		for _, vs := range u.Query() {
-			for _, v := range vs {
-				w.set.addString(v)
-			}
-		}
+		w.addQuery(u.RawQuery)
 		for _, seg := range strings.Split(u.Path, "/") {
-			if w.e.capabilitySegment(seg) {
-				w.set.addString(seg)
+			// A segment's matrix parameters (;tok=…) each too.
+			for _, part := range strings.FieldsFunc(seg, func(r rune) bool { return r == ';' || r == '=' || r == ',' }) {
+				if w.e.capabilitySegment(part) {
+					w.set.addString(part)
+				}
 			}
 		}
 	}
 	if u, err := url.Parse(rawURL); err == nil && u.Fragment != "" {
 		// The fragment never reaches the server, and the view never
-		// shows it: a token there goes from every string too.
+		// shows it: a token there goes from every string too, and each
+		// of its parameters (#k=…&v=1).
 		w.set.addString(u.Fragment)
 		w.set.addString(u.EscapedFragment())
+		w.addQuery(u.Fragment)
 	}
 	ref := reference{node: i, pointer: tr.pointer(i), label: label, redeem: redeem, visible: visible}
 	if j := tr.member(i, "ttl"); j >= 0 {
@@ -354,6 +368,18 @@ func (w *walker) reference(i int, where refPlace) {
 	}
 }
 
+// addQuery adds the names and values of a query's parameters: a bare
+// ?token is a name with no value.
+func (w *walker) addQuery(q string) {
+	vs, _ := url.ParseQuery(q)
+	for k, l := range vs {
+		w.set.addString(k)
+		for _, v := range l {
+			w.set.addString(v)
+		}
+	}
+}
+
 // collectViewOnly adds the string or number at node j to what this view
 // alone removes; anything else it collects as withheld.
 func (w *walker) collectViewOnly(j int) {
@@ -369,16 +395,15 @@ func (w *walker) collectViewOnly(j int) {
 
 // capabilitySegment reports whether a segment of a redeemUrl's path may
 // be a capability that rule (d) removes from every string: four
-// characters or more, and not a segment of the page's redeem path, nor,
-// when the page sets none, a plain word (lower-case letters and dashes,
-// at most twelve) such as "redeem" or "api-keys", which would otherwise
-// go from every later text.
+// characters or more, and not a segment of the page's redeem path, nor a
+// plain word (lower-case letters and dashes, at most twelve) such as
+// "redeem" or "api-keys", which would otherwise go from every later text.
 func (e *Engine) capabilitySegment(seg string) bool {
 	if len(seg) < minScrubLength {
 		return false
 	}
-	if p := e.opts.RedeemPath; p != "" {
-		return !slices.Contains(strings.Split(p, "/"), seg)
+	if p := e.opts.RedeemPath; p != "" && slices.Contains(strings.Split(p, "/"), seg) {
+		return false
 	}
 	if len(seg) > 12 {
 		return true

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/veilmcp/veil/wasm/pattern"
@@ -146,7 +147,7 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 		w.mode = wholeMode
 	case t.hint && t.output != nil && t.output.anySensitive:
 		w.mode = allowMode
-	case t.hint && w.hasReference(0):
+	case t.hint && w.hasValidReference(0):
 		w.mode = textMode
 	case t.hint:
 		w.mode = wholeMode
@@ -628,10 +629,22 @@ func (w *walker) viewOnlySet() *scrubSet {
 }
 
 // specificName reports whether a member name is specific enough to
-// remove from every later output: it holds a digit, or is sixteen bytes
-// or more.
+// remove from every later output: sixteen bytes or more, or eight with
+// three digits and three letters (a token, not line1 or sha256).
 func specificName(key string) bool {
-	return len(key) >= 16 || strings.ContainsAny(key, "0123456789")
+	if len(key) >= 16 {
+		return true
+	}
+	digits, letters := 0, 0
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case isDigit(c):
+			digits++
+		case c >= utf8.RuneSelf || isLetter(c):
+			letters++
+		}
+	}
+	return len(key) >= 8 && digits >= 3 && letters >= 3
 }
 
 // newScrubber returns the scrubber of what the view withholds so far:
