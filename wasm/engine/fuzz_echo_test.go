@@ -3,8 +3,10 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,6 +33,13 @@ func FuzzEchoes(f *testing.F) {
 	f.Add("correct horse", uint64(5), []byte{0, 14, 13, 2})
 	f.Add("Ωμέγα🐎", uint64(6), []byte{1, 3, 6, 9, 12, 15})
 	f.Add("sk_live_abc", uint64(7), []byte{2, 2, 2, 7, 7, 7})
+	// A case for every form backends write and every shape it is
+	// written in.
+	marks := append(formMarks(), "echoes: text item", "echoes: record", "echoes: record's JSON text",
+		"echoes: split, list", "echoes: split, object", "echoes: _meta", "echoes: JSON text as a string")
+	for _, c := range coveringSeeds(f, func(g *echoGen, v string) { g.build(v) }, marks) {
+		f.Add(c.first, c.seed, []byte{})
+	}
 	f.Fuzz(func(t *testing.T, first string, seed uint64, plan []byte) {
 		if !utf8.ValidString(first) || strings.ContainsRune(first, utf8.RuneError) {
 			t.Skip("the withheld value is not valid UTF-8 or holds U+FFFD")
@@ -39,7 +48,7 @@ func FuzzEchoes(f *testing.F) {
 		c := g.build(first)
 		e := New(&Options{Origin: testOrigin})
 		mustRegister(t, e, `{"name":"t","description":"d",`+c.def+`}`)
-		res := e.Output("t", Outcome{Kind: Returned, Data: c.data})
+		res := e.Output("t", Outcome{Kind: c.kind, Data: c.data})
 		for _, v := range c.secrets {
 			if res.Err != nil {
 				if strings.Contains(res.Err.Message, v) {
@@ -63,6 +72,63 @@ func FuzzEchoes(f *testing.F) {
 type echoGen struct {
 	plan []byte
 	rng  *rand.Rand
+	// used names the forms, shapes and places the case wrote (mark), for
+	// coveringSeeds.
+	used map[string]bool
+}
+
+func (g *echoGen) mark(name string) {
+	if g.used == nil {
+		g.used = map[string]bool{}
+	}
+	g.used[name] = true
+}
+
+// seedCase is a seed of the fuzz targets: a value, and a seed with an
+// empty plan.
+type seedCase struct {
+	first string
+	seed  uint64
+}
+
+// coveringSeeds finds seeds whose cases, made by gen from an empty plan,
+// write every one of marks: a form, a shape or a place (echoGen.mark).
+// Found at run time, they follow the generators as they change.
+func coveringSeeds(tb testing.TB, gen func(g *echoGen, first string), marks []string) []seedCase {
+	need := map[string]bool{}
+	for _, m := range marks {
+		need[m] = true
+	}
+	var out []seedCase
+	for seed := uint64(1); seed <= 1<<12 && len(need) > 0; seed++ {
+		for _, v := range []string{"Zq81-vT0p-Lm42", "4111111111111111"} {
+			g := &echoGen{rng: rand.New(rand.NewPCG(seed, 0))}
+			gen(g, v)
+			hit := false
+			for m := range g.used {
+				if need[m] {
+					delete(need, m)
+					hit = true
+				}
+			}
+			if hit {
+				out = append(out, seedCase{v, seed})
+			}
+		}
+	}
+	if len(need) > 0 {
+		tb.Fatalf("no seed writes %v", slices.Sorted(maps.Keys(need)))
+	}
+	return out
+}
+
+// formMarks are the names of the forms backendEncode writes.
+func formMarks() []string {
+	var names []string
+	for _, f := range slices.Concat(foldForms, []form{zwspReference, qpForm}, binaryForms) {
+		names = append(names, f.name)
+	}
+	return names
 }
 
 func (g *echoGen) intn(n int) int {
@@ -83,6 +149,11 @@ type echoCase struct {
 	// mayLoseKeep: the keep text stands in a text that may rightly be
 	// withheld whole (it holds a reference the engine cannot read).
 	mayLoseKeep bool
+	// kind is how the tool returns data: a value, or its JSON text as a
+	// string.
+	kind OutcomeKind
+	// values are all the values the case withholds, covered or not.
+	values []string
 }
 
 // keepText is the visible value every case carries; fixedText is what the
@@ -96,6 +167,7 @@ var fixedText = strings.Join([]string{
 	"secret is held for the user. secret reference was invalid and withheld. references were invalid and withheld.",
 	`{"content":[{"type":"text","text":""}],"structuredContent":{},"isError":true,"_meta":{"dev.veil/withheld":{"withheld":["/structuredContent/s0","/names","/content/0"],"references":0,"invalidReferences":0}}}`,
 	`{"type":"secret_reference","label":"API key","ttl":60}`, "s0 s1 s2 names", "pointer",
+	"records memo parts split auth a b c",
 }, "\n")
 
 // randomValue makes a withheld value of one of the kinds encoders change.
@@ -185,7 +257,7 @@ func (g *echoGen) build(first string) echoCase {
 		case mode != 2 && g.intn(4) == 0:
 			names[v] = 1
 		case leakcheck.IsNumber(v) && g.intn(2) == 0:
-			sc[fmt.Sprintf("s%d", k)] = json.Number(v)
+			sc[fmt.Sprintf("s%d", k)] = jsonNumber(v)
 		case mode == 2 && g.intn(3) == 0:
 			// As a reference's id.
 			refs = append(refs, map[string]any{"type": "secret_reference", "id": v, "label": "API key", "redeemUrl": "/redeem/" + url.PathEscape(v), "ttl": 60})
@@ -246,12 +318,66 @@ func (g *echoGen) build(first string) echoCase {
 	if g.intn(4) == 0 {
 		out["isError"] = true
 	}
+	// What backends do to a value besides escaping it (backendEncode), in
+	// the shapes they write: drawn after all of the above, so that a plan
+	// of the corpus still makes the case it made, with these added.
+	var records []any
+	for _, v := range values {
+		for n := g.intn(3); n > 0; n-- {
+			switch g.intn(5) {
+			case 0:
+				g.mark("echoes: text item")
+				content = append(content, map[string]any{"type": "text", "text": "It is " + g.backendEncode(v) + "."})
+			case 1:
+				g.mark("echoes: record")
+				records = append(records, map[string]any{"id": len(records), "user": "Ada", "memo": g.backendEncode(v)})
+			case 2:
+				g.mark("echoes: record's JSON text")
+				content = append(content, map[string]any{"type": "text", "text": g.record(g.backendEncode(v))})
+			case 3:
+				// Split across consecutive strings: items of one array, or
+				// members of one object.
+				if parts := g.split(g.foldOnly(v)); splittable(v) && parts != nil {
+					if g.intn(2) == 0 {
+						g.mark("echoes: split, list")
+						sc["parts"] = parts
+					} else {
+						g.mark("echoes: split, object")
+						split := map[string]any{}
+						for k, p := range parts {
+							split[string(rune('a'+k))] = p
+						}
+						sc["split"] = split
+					}
+					break
+				}
+				fallthrough
+			default:
+				g.mark("echoes: _meta")
+				meta["auth"] = g.backendEncode(v)
+			}
+		}
+	}
+	if len(records) > 0 {
+		sc["records"] = records
+	}
+	if len(meta) > 0 {
+		out["_meta"] = meta
+	}
+	out["content"] = content
+	c.kind = Returned
+	if g.intn(4) == 0 {
+		// The result's JSON text, returned as a string.
+		g.mark("echoes: JSON text as a string")
+		c.kind = Text
+	}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(out)
 	c.data = strings.TrimSuffix(b.String(), "\n")
 	c.keep = keepText
+	c.values = values
 	if mode == 1 {
 		// The allowlist keeps structuredContent's declared members only.
 		c.mayLoseKeep = true
@@ -263,7 +389,7 @@ func (g *echoGen) build(first string) echoCase {
 // or more, a number by its plain value too, and nothing the view holds
 // whatever the values are.
 func covered(v string) bool {
-	if utf8.RuneCountInString(v) < minScrubLength {
+	if utf8.RuneCountInString(v) < minScrubLength || publicNames[v] {
 		return false
 	}
 	if leakcheck.IsNumber(v) {
@@ -281,6 +407,26 @@ func covered(v string) bool {
 	_, inFixed := leakcheck.Find(fixedText, v)
 	return !inFixed
 }
+
+// jsonNumber is v as a JSON number, or as a string when JSON has no
+// such number (".5", "007").
+func jsonNumber(v string) any {
+	if json.Valid([]byte(v)) {
+		return json.Number(v)
+	}
+	return v
+}
+
+// publicNames are the member names the agent reads anyway, in MCP's
+// vocabulary and the schemas of the cases: a value withheld as a member
+// name does not join the scrub set when it is one of them.
+var publicNames = func() map[string]bool {
+	m := maps.Clone(mcpNames)
+	for _, n := range []string{"s0", "s1", "s2", "names", "note", "index", "secretNote"} {
+		m[n] = true
+	}
+	return m
+}()
 
 // clip shortens s for a failure message.
 func clip(s string) string {
