@@ -435,14 +435,6 @@ func bySkeleton(v string) bool {
 	return len(skeleton(v)) >= minSkeleton
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
 
 // avoiding reports whether the fuzz targets keep off a family of known
 // engine leaks, so that fuzzing finds others: VEIL_FUZZ_AVOID lists the

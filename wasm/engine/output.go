@@ -50,17 +50,18 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 	}
 	t := c.tool
 	o.Call = c.id
+	active := e.session.isActive()
 	defer func() {
 		res = e.finishOutput(c, o, res)
 		res.CallID = c.id
-		res.Scrubbing = e.session.isActive()
+		// A view that withheld anything added it to the set.
+		res.Scrubbing = active || res.Held > 0 || len(res.Invalid) > 0 || res.noticed
 	}()
 	defer func() {
 		if r := recover(); r != nil {
 			res = Result{Err: t.failure("the runtime could not process the output")}
 		}
 	}()
-	active := e.session.isActive()
 	switch o.Kind {
 	case Empty:
 		return Result{Agent: undefinedResult}
