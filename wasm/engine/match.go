@@ -26,6 +26,16 @@ const (
 // numbers; f returns false to stop. It reports false when finding them
 // cost more than the budget.
 func (s *scrubber) eachMatch(text string, f func(a, b int) bool) bool {
+	ok, _ := s.eachMatchRuns(text, f)
+	return ok
+}
+
+// eachMatchRuns is eachMatch, and reports too whether text may hold a run
+// that eachEncoded decodes (base64, hex, encoded-words): the skeleton
+// scan notes them as it reads each byte, so that a text without one needs
+// no second pass. When it does not know, runs is true.
+func (s *scrubber) eachMatchRuns(text string, f func(a, b int) bool) (ok, runs bool) {
+	runs = true
 	budget := matchBudget*len(text) + matchSlack
 	stop := false
 	g := func(a, b int) bool {
@@ -33,16 +43,20 @@ func (s *scrubber) eachMatch(text string, f func(a, b int) bool) bool {
 		return !stop
 	}
 	if len(s.exacts) > 0 && !s.scanExact(text, &budget, g) {
-		return false
+		return false, runs
 	}
 	if stop {
-		return true
+		return true, runs
 	}
-	if len(s.skels) > 0 && !s.scanSkeleton(text, &budget, g) {
-		return false
+	if len(s.skels) > 0 {
+		var whole bool
+		if ok, runs, whole = s.scanSkeleton(text, &budget, g); !ok {
+			return false, true
+		}
+		runs = runs || !whole
 	}
 	if stop {
-		return true
+		return true, runs
 	}
 	for _, set := range s.sets {
 		for _, x := range set.short {
@@ -52,7 +66,7 @@ func (s *scrubber) eachMatch(text string, f func(a, b int) bool) bool {
 					break
 				}
 				if !g(from+i, from+i+len(x)) {
-					return true
+					return true, runs
 				}
 				from += i + len(x)
 			}
@@ -66,7 +80,7 @@ func (s *scrubber) eachMatch(text string, f func(a, b int) bool) bool {
 			return true
 		})
 	}
-	return true
+	return true, runs
 }
 
 // scanExact finds the exact needles: the bytes as written, ASCII letters
@@ -158,8 +172,9 @@ type origin struct {
 // scanSkeleton finds the skeleton needles: the text's skeleton is folded
 // on the fly, and a match is the span of the characters whose skeleton it
 // is. ASCII, the common case, takes a table lookup and a bloom test a
-// byte.
-func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool) bool {
+// byte. It notes too whether text may hold a run that eachEncoded reads
+// (runs); whole says it read all of text, so that runs is known.
+func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool) (ok, runs, whole bool) {
 	var (
 		ring [4]origin // the origins of the window's bytes
 		have int       // skeleton bytes since the last match
@@ -191,8 +206,20 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 	if len(s.skels) == 1 {
 		bloom, shift = s.skels[0].bloom, s.skels[0].shift
 	}
+	run := 0 // base64 characters in a row
 	for i := 0; i < len(text); {
 		if c := text[i]; c < utf8.RuneSelf {
+			if b64[c] >= 0 {
+				if run++; run >= minBase64 {
+					runs = true
+				}
+			} else {
+				// Hex with separators, or an encoded-word's "=?".
+				if run == 2 && (c == ':' || c == '-' || c == ' ') || c == '?' && i > 0 && text[i-1] == '=' {
+					runs = true
+				}
+				run = 0
+			}
 			fc := foldASCII[c]
 			i++
 			if fc == 0 {
@@ -213,15 +240,18 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 			}
 			if a, b := at(); b >= 0 {
 				if !f(a, b) {
-					return *budget >= 0
+					return *budget >= 0, runs, false
 				}
-				i, have = b, 0
+				i, have, run = b, 0, 0
+				// The match's own bytes were not read for runs.
+				runs = true
 			}
 			if *budget < 0 {
-				return false
+				return false, runs, false
 			}
 			continue
 		}
+		run = 0
 		fb, next := appendFoldRune(buf[:0], text, i)
 		start := i
 		i = next
@@ -234,17 +264,18 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 			}
 			if a, b := at(); b >= 0 {
 				if !f(a, b) {
-					return *budget >= 0
+					return *budget >= 0, runs, false
 				}
 				i, have = b, 0
+				runs = true
 				break
 			}
 		}
 		if *budget < 0 {
-			return false
+			return false, runs, false
 		}
 	}
-	return true
+	return true, runs, true
 }
 
 // skelMayStart reports whether a skeleton needle of some set may start

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"unicode"
@@ -64,8 +65,15 @@ func mayMention(str string) bool {
 	return hasEscapes(str, false) || indexReference(str, 0) >= 0 || !isASCII(str) && foldedIndex(str, "reference")
 }
 
+// isASCII reports whether s is all ASCII, eight bytes at a time.
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}

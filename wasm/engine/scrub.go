@@ -93,7 +93,8 @@ func (s *scrubber) containsRaw(text string) bool {
 	}
 	found := false
 	stop := func(int, int) bool { found = true; return false }
-	ok := s.eachMatch(text, stop) && (found || s.eachEncodedMatch(text, 0, stop))
+	ok, runs := s.eachMatchRuns(text, stop)
+	ok = ok && (found || !runs || s.eachEncodedMatch(text, 0, stop))
 	return found || !ok
 }
 
@@ -112,14 +113,15 @@ func (s *scrubber) eachSpanAt(str string, depth int, f func(a, b int) bool) bool
 		stop = !f(a, b)
 		return !stop
 	}
-	if !s.eachMatch(str, g) {
+	ok, runs := s.eachMatchRuns(str, g)
+	if !ok {
 		return false
 	}
 	if stop {
 		return true
 	}
 	encoded := depth < maxBinaryDepth
-	if encoded && !s.eachEncodedMatch(str, depth, g) {
+	if encoded && runs && !s.eachEncodedMatch(str, depth, g) {
 		return false
 	}
 	if stop || !hasEscapes(str, s.plus) {
