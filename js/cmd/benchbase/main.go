@@ -4,6 +4,14 @@
 // ratio, the median of each run and the range over the runs, with the
 // verdict against a budget.
 //
+// A round's time is CPU time (user and system) an operation, not the
+// benchmark's wall time: each binary runs the benchmark twice, with few
+// and with many operations, and the difference of the two processes' CPU
+// time over the difference of their operations leaves out the start-up
+// and the benchmark's set-up, and counts the garbage collector's work on
+// other threads. On a machine shared with other work, wall time swings
+// with what the others do; the CPU a run takes swings far less.
+//
 //	go run ./js/cmd/benchbase -base eeb5459 -bench 'BenchmarkOutput/1MiB-x-sensitive$' -budget 1.15
 //
 // The earlier revision is checked out in a temporary git worktree, which
@@ -28,7 +36,8 @@ import (
 func main() {
 	base := flag.String("base", "", "the revision to compare with (required)")
 	bench := flag.String("bench", `BenchmarkOutput/1MiB-x-sensitive$`, "the benchmark of ./wasm/engine, a -test.bench pattern that matches one")
-	benchtime := flag.String("benchtime", "10x", "each run's -test.benchtime")
+	few := flag.Int("few", 5, "operations of the shorter run")
+	many := flag.Int("many", 25, "operations of the longer run")
 	rounds := flag.Int("rounds", 7, "rounds a run: one call of each binary a round")
 	runs := flag.Int("runs", 3, "runs, whose medians give the range")
 	budget := flag.Float64("budget", 1.15, "the largest ratio of the working tree's time to the base's that is within budget")
@@ -56,7 +65,7 @@ func main() {
 	}
 
 	out, _ := exec.Command("git", "rev-parse", "--short", *base).Output()
-	fmt.Printf("%s against %s (%s), %s, %d CPUs, %s, %s\n", *bench, *base, strings.TrimSpace(string(out)),
+	fmt.Printf("%s, CPU time an operation, against %s (%s), %s, %d CPUs, %s, %s\n", *bench, *base, strings.TrimSpace(string(out)),
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.NumCPU(), runtime.Version(), runtime.GOARCH)
 	var medians []float64
 	for r := range *runs {
@@ -70,7 +79,7 @@ func main() {
 			}
 			ns := map[string]float64{}
 			for _, which := range order {
-				v, err := nsPerOp(bins[which], *bench, *benchtime)
+				v, err := cpuPerOp(bins[which], *bench, *few, *many)
 				if err != nil {
 					log.Fatalf("benchbase: %s: %v", which, err)
 				}
@@ -104,21 +113,34 @@ func count(xs []float64, above float64) int {
 	return n
 }
 
-// nsPerOp runs one benchmark of a test binary and reads its ns/op.
-func nsPerOp(bin, bench, benchtime string) (float64, error) {
+// cpuPerOp runs one benchmark of a test binary twice, with few and with
+// many operations, and returns the CPU time an operation took, in
+// nanoseconds.
+func cpuPerOp(bin, bench string, few, many int) (float64, error) {
+	a, err := cpuTime(bin, bench, few)
+	if err != nil {
+		return 0, err
+	}
+	b, err := cpuTime(bin, bench, many)
+	if err != nil {
+		return 0, err
+	}
+	return float64((b - a).Nanoseconds()) / float64(many-few), nil
+}
+
+// cpuTime runs one benchmark of a test binary for n operations and
+// returns the CPU time its process took.
+func cpuTime(bin, bench string, n int) (time.Duration, error) {
 	var b bytes.Buffer
-	cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", bench, "-test.benchtime", benchtime)
+	cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", bench, "-test.benchtime", strconv.Itoa(n)+"x")
 	cmd.Stdout, cmd.Stderr = &b, &b
 	if err := cmd.Run(); err != nil {
 		return 0, fmt.Errorf("%v: %s", err, b.String())
 	}
-	for line := range strings.Lines(b.String()) {
-		f := strings.Fields(line)
-		if len(f) >= 4 && strings.HasPrefix(f[0], "Benchmark") && f[3] == "ns/op" {
-			return strconv.ParseFloat(f[2], 64)
-		}
+	if !strings.Contains(b.String(), "ns/op") {
+		return 0, fmt.Errorf("the pattern %q ran no benchmark: %s", bench, b.String())
 	}
-	return 0, fmt.Errorf("no ns/op in %q", b.String())
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 func run(dir, name string, args ...string) error {
