@@ -333,7 +333,7 @@ var base64s = []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.
 // as a credential, a token's claims or a stored record hold it. Nothing
 // around it is a letter or digit that runs on into it.
 func plaintext(s string, pick func(int) int) string {
-	prefixes := []string{"", "user:", "ada@example.org:", "key=", "{\"k\":\"", "Lorem ipsum dolor sit amet, consectetur adipiscing elit: "}
+	prefixes := []string{"", "user:", "ada@example.org:", "key: ", "{\"k\":\"", "Lorem ipsum dolor sit amet, consectetur adipiscing elit: "}
 	suffixes := []string{"", "\n", ";exp=later", "\"}", " -- sed do eiusmod tempor incididunt ut labore et dolore magna aliqua."}
 	return prefixes[pick(len(prefixes))] + strings.Repeat(" ", pick(4)) + s + suffixes[pick(len(suffixes))]
 }
@@ -392,6 +392,26 @@ var binaryForms = []form{
 // a text. The engine reads it with the escapes (decode.go).
 var qpForm = form{"quoted-printable", func(s string, _ func(int) int) string { return qp(s) }}
 
+// hexForm is the index of the hex form in binaryForms; the others are
+// base64.
+const hexForm = 9
+
+// wordLike reports whether the base64 forms' output s has a run of eight
+// or more base64 characters with no capital after its first character,
+// or with no small letter or digit, but for the words around the
+// encoding.
+func wordLike(s string) bool {
+	for _, run := range strings.FieldsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf || b64[r] < 0 }) {
+		if run == "Authorization" || strings.HasPrefix(run, "-----") || strings.HasSuffix(run, "-----") {
+			continue
+		}
+		if len(run) >= 8 && (!strings.ContainsAny(run[1:], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") || !strings.ContainsAny(run, "abcdefghijklmnopqrstuvwxyz0123456789")) {
+			return true
+		}
+	}
+	return false
+}
+
 // splitsChar reports whether the quoted-printable q has a soft line
 // break between two bytes of one character: an escape of a byte that
 // starts or continues a UTF-8 sequence before it, and of a continuation
@@ -449,6 +469,18 @@ func bySkeleton(v string) bool {
 //     the bytes of one character, as mime/quotedprintable's Writer breaks
 //     lines at 76 columns: the engine reads the bytes on either side of
 //     the break as characters of their own.
+//   - base64-word: a run of base64 with no capital after its first
+//     character, or with capitals only ("ODJYMDBB", the base64 of
+//     "82X00A"), which the engine takes for a word and does not decode
+//     (binary.go's base64Run).
+//   - hangul-nfd: a Hangul syllable in NFD or NFKD, as conjoining jamo
+//     (a Korean name in a macOS file path): the engine's skeleton keeps
+//     the syllable whole, as Unicode's tables give Hangul no
+//     decomposition of their own (fold.go).
+//   - reference-in-value: a value that holds what reads as an HTML
+//     reference without its semicolon ("&#8e7€b7Z8e5", "&#8" is U+0008)
+//     with another reference put inside it ("&#8203;"): the engine
+//     decodes both in one layer, and the value's own "&#8" with them.
 func avoiding(family string) bool {
 	return slices.Contains(strings.Split(os.Getenv("VEIL_FUZZ_AVOID"), ","), family)
 }
@@ -465,15 +497,17 @@ const maxBinary = 2
 // binary.
 func (g *echoGen) backendEncode(v string) string {
 	apply := func(f form) {
-		g.mark(f.name)
-		v = f.encode(v, g.intn)
+		if out := f.encode(v, g.intn); !(decomposesHangul(f, v) && avoiding("hangul-nfd")) {
+			g.mark(f.name)
+			v = out
+		}
 	}
 	switch {
 	case bySkeleton(v):
 		for n := g.intn(3); n > 0; n-- {
 			apply(foldForms[g.intn(len(foldForms))])
 		}
-		if g.intn(6) == 0 {
+		if g.intn(6) == 0 && !(strings.Contains(v, "&") && avoiding("reference-in-value")) {
 			apply(zwspReference)
 		}
 	case isASCII(v) && g.intn(3) == 0:
@@ -484,10 +518,13 @@ func (g *echoGen) backendEncode(v string) string {
 		switch k := g.intn(4); {
 		case k == 0 && binary < maxBinary, k == 1 && binary == 0:
 			f := g.intn(len(binaryForms))
-			if f < 4 && len(v) < 6 && avoiding("short-base64") {
+			if f <= 4 && len(v) < 6 && avoiding("short-base64") {
 				f = 5 // a Basic credential, five bytes or more around it
 			}
-			apply(binaryForms[f])
+			if out := binaryForms[f].encode(v, g.intn); !(f != hexForm && wordLike(out) && avoiding("base64-word")) {
+				g.mark(binaryForms[f].name)
+				v = out
+			}
 			binary++
 		case k == 2:
 			if q := qpForm.encode(v, g.intn); !(splitsChar(q) && avoiding("qp-split-char")) {
@@ -510,10 +547,18 @@ func (g *echoGen) foldOnly(v string) string {
 	}
 	for n := g.intn(2); n > 0; n-- {
 		f := foldForms[g.intn(len(foldForms))]
-		g.mark(f.name)
-		v = f.encode(v, g.intn)
+		if out := f.encode(v, g.intn); !(decomposesHangul(f, v) && avoiding("hangul-nfd")) {
+			g.mark(f.name)
+			v = out
+		}
 	}
 	return v
+}
+
+// decomposesHangul reports whether form f writes a Hangul syllable of v
+// as conjoining jamo.
+func decomposesHangul(f form, v string) bool {
+	return (f.name == "NFD" || f.name == "NFKD") && strings.ContainsFunc(v, func(r rune) bool { return r >= 0xac00 && r <= 0xd7a3 })
 }
 
 // split cuts v into two or three parts between characters, or returns
@@ -534,17 +579,26 @@ func (g *echoGen) split(v string) []string {
 	return parts
 }
 
-// splittable reports whether the engine finds v split across strings
-// (joins.go): it finds split values by their skeletons, where they start
-// in the last joinReach bytes of a string.
-func splittable(v string) bool {
-	return bySkeleton(v) && len(v) <= joinReach-16
+// splitEcho writes v in fold forms split across two or three strings,
+// or returns nil when the engine would not find it so (joins.go): it
+// finds split values by their skeletons, where they start in the last
+// joinReach bytes of a string.
+func (g *echoGen) splitEcho(v string) []string {
+	if !bySkeleton(v) {
+		return nil
+	}
+	parts := g.split(g.foldOnly(v))
+	if parts == nil || len(parts[0]) > joinReach {
+		return nil
+	}
+	return parts
 }
 
 // TestFormsKeepTheValue: the oracle finds a value in every form the fuzz
 // targets write it in, for every choice a form draws; a form that lost
 // the value would make the targets test nothing.
 func TestFormsKeepTheValue(t *testing.T) {
+	require.Equal(t, "hex", binaryForms[hexForm].name)
 	values := []string{"Müller#4471", "sk_live_Zq81vT0pLm42", "4111111111111111", "123-45-6789", "Ωμέγα🐎x", "p&<w>d/'\\9876"}
 	for _, v := range values {
 		require.True(t, bySkeleton(v), v)

@@ -168,7 +168,20 @@ var fixedText = strings.Join([]string{
 	`{"content":[{"type":"text","text":""}],"structuredContent":{},"isError":true,"_meta":{"dev.veil/withheld":{"withheld":["/structuredContent/s0","/names","/content/0"],"references":0,"invalidReferences":0}}}`,
 	`{"type":"secret_reference","label":"API key","ttl":60}`, "s0 s1 s2 names", "pointer",
 	"records memo parts split auth a b c",
+	nestedJSON,
 }, "\n")
+
+// nestedJSON is a record's JSON text in JSON text in a JSON string, as a
+// view holds it: the escapes of its syntax ("\\\"") are in the view
+// whatever the values.
+var nestedJSON = func() string {
+	s := `{"pw":"x","user":"Ada"}`
+	for range 3 {
+		b, _ := json.Marshal(map[string]any{"record": s})
+		s = string(b)
+	}
+	return s
+}()
 
 // randomValue makes a withheld value of one of the kinds encoders change.
 func (g *echoGen) randomValue() string {
@@ -337,7 +350,7 @@ func (g *echoGen) build(first string) echoCase {
 			case 3:
 				// Split across consecutive strings: items of one array, or
 				// members of one object.
-				if parts := g.split(g.foldOnly(v)); splittable(v) && parts != nil {
+				if parts := g.splitEcho(v); parts != nil {
 					if g.intn(2) == 0 {
 						g.mark("echoes: split, list")
 						sc["parts"] = parts
@@ -403,6 +416,12 @@ func covered(v string) bool {
 			strings.Contains(v, ".") && strings.HasSuffix(v, "0") {
 			return false
 		}
+	}
+	if sk := skeleton(v); len(sk) > 0 && allDigits(sk) && strings.Count(sk, sk[:1]) == len(sk) {
+		// One digit over and over ("0 00000"): the counts in the view's
+		// _meta, which the oracle reads on from the strings before them,
+		// finish what a removal left of it.
+		return false
 	}
 	_, inFixed := leakcheck.Find(fixedText, v)
 	return !inFixed
