@@ -437,9 +437,10 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 		})
 		if st.keysSensitive {
 			// The member names are sensitive: the object goes whole, and
-			// its names join the scrub set (collect), so no pointer names
-			// them.
+			// its names join the scrub set as the values they are, so no
+			// pointer names them and no later output repeats them.
 			w.withholdSensitive(i)
+			tr.children(i, func(j int) { w.set.addString(tr.key(j)) })
 			return
 		}
 		trans := w.transitions(st, i)
