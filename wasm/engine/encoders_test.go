@@ -455,7 +455,6 @@ func bySkeleton(v string) bool {
 	return len(skeleton(v)) >= minSkeleton
 }
 
-
 // avoiding reports whether the fuzz targets keep off a family of known
 // engine leaks, so that fuzzing finds others: VEIL_FUZZ_AVOID lists the
 // families' names, separated by commas. Unset, as in an ordinary test
