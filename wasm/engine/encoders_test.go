@@ -480,6 +480,15 @@ func bySkeleton(v string) bool {
 //     reference without its semicolon ("&#8e7€b7Z8e5", "&#8" is U+0008)
 //     with another reference put inside it ("&#8203;"): the engine
 //     decodes both in one layer, and the value's own "&#8" with them.
+//
+// Their cases in testdata/fuzz/FuzzSession: 68ec3c05a4648b3e
+// (qp-split-char), 3bf178cc6b9261a9 (base64-word), 0c83ce343934abd3
+// (hangul-nfd), e8a96877c805c6c5 (reference-in-value); short-base64 is
+// in a seed of FuzzSession and in FuzzEchoes' corpus, which holds
+// qp-split-char too. To fuzz past them all:
+//
+//	VEIL_FUZZ_AVOID=short-base64,qp-split-char,base64-word,hangul-nfd,reference-in-value \
+//		go test ./wasm/engine/ -run '^$' -fuzz '^FuzzSession$'
 func avoiding(family string) bool {
 	return slices.Contains(strings.Split(os.Getenv("VEIL_FUZZ_AVOID"), ","), family)
 }
