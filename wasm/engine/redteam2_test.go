@@ -393,3 +393,32 @@ func TestRedteam2RemovalJoinsHalvesAcrossStrings(t *testing.T) {
 		}
 	}
 }
+
+// Rule (b)'s envelope: "a member named like a sensitive property, where
+// the schema declares nothing, is withheld". The schema describes
+// structuredContent, not the CallToolResult around it, yet a member of
+// the result itself so named (a record spread beside content) passes.
+func TestRedteam2SensitiveNameBesideStructuredContent(t *testing.T) {
+	const def = `{"name":"get_person","description":"d","outputSchema":{"type":"object","properties":{"id":{"type":"string"},"ssn":{"type":"string","x-sensitive":true}}}}`
+	const ssn = "123-45-6789"
+	for _, name := range []string{"ssn", "SSN"} {
+		e := rtEngine(t, nil, def)
+		out := rtJSON(map[string]any{"content": []any{map[string]string{"type": "text", "text": "found"}}, "structuredContent": map[string]string{"id": "p_1"}, name: ssn})
+		rtNoLeak(t, out, e.Output("get_person", engine.Outcome{Kind: engine.Returned, Data: out}), ssn)
+	}
+}
+
+// Rule (d), bounds: past a window's bounds of decoding, a string "is
+// searched in one left-to-right decoding of every escape, repeated …:
+// that finds … every withheld value with no backslash, ampersand,
+// percent, equals or plus sign of its own". That decoding has no CSS
+// escapes (it reads \3e as an octal escape), so a few escapes of other
+// kinds, nested, beside a value html/template wrote in a style hide it.
+func TestRedteam2CSSEscapePastDecodingBounds(t *testing.T) {
+	const out = `&amp;amp;amp; %252525 =3D3D3D <i style="font-family:'tok\3e 91'">x</i>`
+	e := rtEngine(t, nil, rtCreateKey, rtListLog)
+	rtWithhold(t, e, "tok>91")
+	if res := e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out}); res.Unchanged {
+		t.Errorf("%q passed unchanged, though a CSS reader reads the withheld tok>91 in it", out)
+	}
+}
