@@ -422,3 +422,27 @@ func TestRedteam2CSSEscapePastDecodingBounds(t *testing.T) {
 		t.Errorf("%q passed unchanged, though a CSS reader reads the withheld tok>91 in it", out)
 	}
 }
+
+// Rule (d): a content item's MIME type and its MCP annotations audience,
+// priority and lastModified are not what the item holds, so they never
+// join the session's set. They are skipped whatever they hold: a value of
+// another shape there (an account number as the priority, beside the
+// roles of audience, as a MIME type) comes back in a later output.
+func TestRedteam2AnnotationValuesOfOtherShapes(t *testing.T) {
+	const iban = "DE89370400440532013000"
+	for name, item := range map[string]map[string]any{
+		"audience": {"type": "text", "text": "statement", "annotations": map[string]any{"audience": []string{"user", iban}}},
+		"priority": {"type": "text", "text": "statement", "annotations": map[string]any{"priority": iban}},
+		"mimeType": {"type": "text", "text": "statement", "mimeType": iban},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := rtEngine(t, nil, rtReadHint, rtListLog)
+			out := rtJSON(map[string]any{"content": []any{item}})
+			if res := e.Output("read_record", engine.Outcome{Kind: engine.Returned, Data: out}); res.Err != nil || res.Held == 0 {
+				t.Fatalf("read_record withheld nothing: %+v", res)
+			}
+			later := "Transfer to IBAN " + iban
+			rtNoLeak(t, later, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: later}), iban)
+		})
+	}
+}
