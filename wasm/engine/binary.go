@@ -116,20 +116,16 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 // break inside a long run, as MIME and PEM wrap it, and the indentation
 // after it, are skipped), where it
 // ends (its padding taken), and whether it looks like an encoding rather
-// than a word, a path or hex: capitals after its first character, and
-// small letters or digits too.
+// than a word, a path or hex: a capital after its first character.
 func base64Run(text string, i int) (body string, end int, looks bool) {
 	var b []byte
 	start, line := i, 0
-	upper, other := false, false
+	upper := false
 	for i < len(text) {
 		c := text[i]
 		if b64[c] >= 0 {
-			switch {
-			case c >= 'A' && c <= 'Z':
+			if c >= 'A' && c <= 'Z' {
 				upper = upper || i > start
-			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
-				other = true
 			}
 			i++
 			line++
@@ -160,7 +156,7 @@ func base64Run(text string, i int) (body string, end int, looks bool) {
 	for n := 0; n < 2 && end < len(text) && text[end] == '='; n++ {
 		end++
 	}
-	looks = upper && other
+	looks = upper
 	if b == nil {
 		return text[start:i], end, looks
 	}

@@ -32,6 +32,9 @@ const (
 	// quotedPrintable reads =XX and the soft line break of raw e-mail
 	// (RFC 2045).
 	quotedPrintable
+	// strictCharRefs reads what charRefs reads, but only references that
+	// end in a semicolon.
+	strictCharRefs
 	// cssEscapes reads CSS's \HHHHHH, one to six hex digits and a space
 	// that may end them, as html/template writes in style attributes.
 	cssEscapes
@@ -205,6 +208,8 @@ func (d decoding) applies(text string, plus bool) bool {
 		return hasQPEscape(text)
 	case cssEscapes:
 		return hasCSSEscape(text)
+	case strictCharRefs:
+		return strings.IndexByte(text, '&') >= 0
 	default:
 		return plus && strings.IndexByte(text, '+') >= 0
 	}
@@ -237,6 +242,8 @@ func (d decoding) starts(text string) int {
 		return strings.Count(text, "=")
 	case cssEscapes:
 		return strings.Count(text, `\`)
+	case strictCharRefs:
+		return strings.Count(text, "&")
 	default:
 		return strings.Count(text, "%") + strings.Count(text, "+")
 	}
@@ -257,6 +264,8 @@ func (d decoding) decode(text string, starts int) (string, []segment) {
 		dec = decodeQP
 	case cssEscapes:
 		dec = decodeCSS
+	case strictCharRefs:
+		dec = decodeStrictCharRef
 	default:
 		dec = func(s string, i int, b []byte) ([]byte, int) { return decodePercent(s, i, b, true) }
 	}
@@ -305,6 +314,8 @@ func indexEscape(d decoding, s string, i int) int {
 		j = strings.IndexByte(s[i:], '=')
 	case cssEscapes:
 		j = strings.IndexByte(s[i:], '\\')
+	case strictCharRefs:
+		j = strings.IndexByte(s[i:], '&')
 	default:
 		j = strings.IndexAny(s[i:], "%+")
 	}
@@ -568,6 +579,19 @@ func qpByte(s string, i int) (byte, int) {
 // semicolon optional, as browsers read them) and the named references
 // of entities.go.
 func decodeCharRef(s string, i int, b []byte) ([]byte, int) {
+	return charRef(s, i, b, false)
+}
+
+// decodeStrictCharRef reads only the character references that end in a
+// semicolon: a value that holds "&#8" of its own keeps it, where the
+// lenient reading would take it for a reference.
+func decodeStrictCharRef(s string, i int, b []byte) ([]byte, int) {
+	return charRef(s, i, b, true)
+}
+
+// charRef reads the character reference at s[i]; strict, only one that
+// ends in a semicolon.
+func charRef(s string, i int, b []byte, strict bool) ([]byte, int) {
 	j := i + 1
 	if j < len(s) && s[j] == '#' {
 		j++
@@ -589,6 +613,8 @@ func decodeCharRef(s string, i int, b []byte) ([]byte, int) {
 		}
 		if j < len(s) && s[j] == ';' {
 			j++
+		} else if strict {
+			return b, 0
 		}
 		switch {
 		case r >= 0x80 && r <= 0x9f:
@@ -611,7 +637,7 @@ func decodeCharRef(s string, i int, b []byte) ([]byte, int) {
 		}
 	}
 	// The legacy names read without a semicolon, longest first.
-	for k := len(name); k >= 2; k-- {
+	for k := len(name); k >= 2 && !strict; k-- {
 		if r, ok := legacyEntities[name[:k]]; ok {
 			return utf8.AppendRune(b, r), 1 + k
 		}

@@ -43,6 +43,17 @@ func appendFoldRune(b []byte, s string, i int) ([]byte, int) {
 	if r == utf8.RuneError && n <= 1 {
 		return b, i + 1 // a byte that is no character has no skeleton
 	}
+	if r >= hangulFirst && r <= hangulLast {
+		// Hangul syllables decompose by rule, not by table, into the
+		// jamo their NFD form writes.
+		k := r - hangulFirst
+		b = utf8.AppendRune(b, 0x1100+k/(21*28))
+		b = utf8.AppendRune(b, 0x1161+k%(21*28)/28)
+		if t := k % 28; t != 0 {
+			b = utf8.AppendRune(b, 0x11a7+t)
+		}
+		return b, i + n
+	}
 	d := norm.NFKD.PropertiesString(s[i : i+n]).Decomposition()
 	if d == nil {
 		return appendFoldChar(b, s[i:i+n]), i + n
@@ -78,7 +89,38 @@ func appendFoldChar(b []byte, ch string) []byte {
 		// Its upper case is SS, which other case mappings write.
 		return append(b, "ss"...)
 	}
+	if d, ok := digitValue(r); ok {
+		// A digit of another script (Arabic-Indic, Devanagari) is the
+		// digit it stands for.
+		return append(b, '0'+d)
+	}
 	return utf8.AppendRune(b, caseFold(r))
+}
+
+// The Hangul syllables, which NFD decomposes by rule.
+const (
+	hangulFirst = 0xac00
+	hangulLast  = 0xd7a3
+)
+
+// digitValue returns the value of a decimal digit of any script: the
+// digits of each script stand in a run of ten from zero, as Unicode's
+// table of decimal digits (Nd) lists them.
+func digitValue(r rune) (byte, bool) {
+	if !unicode.Is(unicode.Nd, r) {
+		return 0, false
+	}
+	for _, rg := range unicode.Nd.R16 {
+		if lo, hi := rune(rg.Lo), rune(rg.Hi); r >= lo && r <= hi {
+			return byte((r - lo) % 10), true
+		}
+	}
+	for _, rg := range unicode.Nd.R32 {
+		if lo, hi := rune(rg.Lo), rune(rg.Hi); r >= lo && r <= hi {
+			return byte((r - lo) % 10), true
+		}
+	}
+	return 0, false
 }
 
 // caseFold folds r's case: σ, ς and Σ to σ, ſ to s, as the lower case

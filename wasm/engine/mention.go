@@ -137,7 +137,7 @@ func eachMention(text string, f func(a, b int)) {
 	for j := indexReference(text, 0); j >= 0; j = indexReference(text, j+1) {
 		b := j + len("reference")
 		k := j
-		for n := 0; n < 2 && k > 0 && isMentionSeparator(text[k-1]); n++ {
+		for n := 0; n < 3 && k > 0 && isMentionSeparator(text[k-1]); n++ {
 			k--
 		}
 		a := k - len("secret")
@@ -201,7 +201,9 @@ func identAfter(s string, i int) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-func isMentionSeparator(c byte) bool { return c == '_' || c == '-' || c == '.' || c == ' ' }
+func isMentionSeparator(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 
 func isIdentByte(c byte) bool { return isAlnum(c) || c == '_' }
 

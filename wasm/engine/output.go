@@ -50,18 +50,19 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 	}
 	t := c.tool
 	o.Call = c.id
-	active := e.session.isActive()
 	defer func() {
 		res = e.finishOutput(c, o, res)
 		res.CallID = c.id
-		// A view that withheld anything added it to the set.
-		res.Scrubbing = active || res.Held > 0 || len(res.Invalid) > 0 || res.noticed
+		// Asked of the set, not of the view: a view that failed may have
+		// added to it.
+		res.Scrubbing = e.session.isActive()
 	}()
 	defer func() {
 		if r := recover(); r != nil {
 			res = Result{Err: t.failure("the runtime could not process the output")}
 		}
 	}()
+	active := e.session.isActive()
 	switch o.Kind {
 	case Empty:
 		return Result{Agent: undefinedResult}

@@ -62,9 +62,9 @@ func newScrubber(sets ...*scrubSet) *scrubber {
 		s.numbers = s.numbers || len(set.numbers) > 0 || len(set.digits) > 0
 		s.plus = s.plus || set.plus
 		s.escapy = s.escapy || set.escapy
-		// A skeleton match may have a separator between every two of
-		// its characters.
-		s.gap = max(s.gap, set.exact.longest+maxEscapeLength, 2*set.skel.longest+maxEscapeLength)
+		// A skeleton match may take six bytes a skeleton byte: a
+		// fullwidth character, or one with a zero-width space after it.
+		s.gap = max(s.gap, set.exact.longest+maxEscapeLength, 6*set.skel.longest+maxEscapeLength)
 		for _, x := range set.short {
 			s.plus = s.plus || strings.IndexByte(x, ' ') >= 0
 		}

@@ -340,7 +340,9 @@ func (w *walker) result(start *sstate) {
 			}
 		case key == "isError" && tr.nodes[j].kind == kBool:
 		case w.mode == denyMode:
-			w.walk(j, nil, true)
+			// A member MCP does not define, which the schema does not
+			// describe either.
+			w.walk(j, nil, false)
 		default:
 			w.withhold(j)
 		}
