@@ -48,6 +48,7 @@ var b64 = func() (t [256]int8) {
 // the decodings would cost more than budget bytes.
 func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool) bool {
 	var buf []byte
+	hexDone := 0 // where the hex decoded last ends
 	for i := 0; i < len(text); {
 		if b64[text[i]] < 0 {
 			if text[i] == '=' && i+1 < len(text) && text[i+1] == '?' {
@@ -70,15 +71,15 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 			i++
 		}
 		short := i-a < minBase64
-		if short && !(i-a == 2 && mayBeHex(text, a)) {
+		if short && !mayBeHex(text, a) {
 			continue
 		}
 		body, end, looks := base64Run(text, a)
 		i = max(i, end)
 		// Hex wherever a run of hex digits starts in the run (after a
 		// path's slash, a prefix's underscore, an 0x), from its first or
-		// second digit.
-		for p := a; p < i; p++ {
+		// second digit, unless hex decoded already reaches it.
+		for p := max(a, hexDone); p < i; p++ {
 			if hexDigit(text[p]) < 0 || p > a && hexDigit(text[p-1]) >= 0 {
 				continue
 			}
@@ -92,6 +93,7 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 					if !f(at, at+n, buf) {
 						return true
 					}
+					hexDone = max(hexDone, at+n)
 				}
 			}
 		}
@@ -189,22 +191,22 @@ func decodeBase64(b []byte, s string) []byte {
 	return b
 }
 
-// mayBeHex reports whether four bytes of hex may start at s[i]: eight
-// hex digits, or two and a separator and two.
+// mayBeHex reports whether four bytes of hex may start at s[i]: four
+// pairs of hex digits, with separators between them as decodeHex reads
+// them.
 func mayBeHex(s string, i int) bool {
-	n := 0
-	for n < minEncoded && i+n < len(s) && hexDigit(s[i+n]) >= 0 {
-		n++
+	if i >= len(s) || hexDigit(s[i]) < 0 {
+		return false
 	}
-	if n == minEncoded {
-		return true
-	}
-	return n == 2 && i+4 < len(s) && (s[i+2] == ':' || s[i+2] == '-' || s[i+2] == ' ') && hexDigit(s[i+3]) >= 0 && hexDigit(s[i+4]) >= 0
+	var buf [4]byte
+	b, _ := decodeHex(buf[:0], s[i:min(len(s), i+11)])
+	return len(b) >= 4
 }
 
 // decodeHex appends the bytes that the hex at the start of s encodes:
-// pairs of hex digits, with one separator (':', '-' or a space) between
-// every two pairs or none, and returns how many bytes of s it read.
+// pairs of hex digits, with a separator (':', '-' or a space, the same
+// one) between any two pairs or none, and returns how many bytes of s it
+// read.
 func decodeHex(b []byte, s string) ([]byte, int) {
 	sep := byte(0)
 	i, end := 0, 0
@@ -216,13 +218,11 @@ func decodeHex(b []byte, s string) ([]byte, int) {
 		b = append(b, byte(hi<<4|lo))
 		i += 2
 		end = i
-		if len(b) == 1 && i+2 < len(s) && (s[i] == ':' || s[i] == '-' || s[i] == ' ') && hexDigit(s[i+1]) >= 0 {
+		// One separator, the same each time, may stand between pairs:
+		// between every two, or every two bytes (bytes.hex(' ', 2)),
+		// or as a UUID groups them.
+		if i+2 < len(s) && (s[i] == ':' || s[i] == '-' || s[i] == ' ') && (sep == 0 || s[i] == sep) && hexDigit(s[i+1]) >= 0 && hexDigit(s[i+2]) >= 0 {
 			sep = s[i]
-		}
-		if sep != 0 {
-			if i >= len(s) || s[i] != sep {
-				break
-			}
 			i++
 		}
 	}

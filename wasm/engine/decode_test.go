@@ -229,7 +229,7 @@ func TestMentions(t *testing.T) {
 		{"secret_references my_secret_reference xsecret_reference", 0},
 		{"secret reference, secret-reference", 2},
 		{"secretReference SecretReference Secret  Reference secret._reference", 4},
-		{"secretreferences secret___reference", 0},
+		{"secretreferences secret____reference", 0},
 		{`"secret_reference" then \u0073ecret_reference`, 2},
 	}
 	for _, tt := range tests {

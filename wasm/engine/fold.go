@@ -147,6 +147,24 @@ func appendSkeleton(b []byte, s string) []byte {
 	return b
 }
 
+// letterBefore and isLetterRune are digitBefore and isDigitRune for
+// letters of any script.
+func letterBefore(s string, i int) bool {
+	if i <= 0 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsLetter(r)
+}
+
+func isLetterRune(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsLetter(r)
+}
+
 // isDigitRune reports whether the character at s[i:] is a decimal digit
 // of any script (fullwidth digits are too).
 func isDigitRune(s string, i int) bool {

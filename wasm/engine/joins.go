@@ -23,10 +23,16 @@ const joinReach = 64
 // view keeps, and records where each of those strings is cut (w.cuts). It
 // reports whether it found any.
 func (w *walker) joins(s *scrubber) bool {
+	return siblingJoins(w.tr, func(i int) bool { return w.act[i] == keep }, s, w.cut)
+}
+
+// siblingJoins finds the withheld values of s split across consecutive
+// strings of one object or array of tr that keep keeps, and calls cut
+// with each string's part. It reports whether it found any.
+func siblingJoins(tr *tree, keep func(i int) bool, s *scrubber, cut func(node, a, b int)) bool {
 	if len(s.skels) == 0 {
 		return false
 	}
-	tr := w.tr
 	found := false
 	budget := matchBudget*len(tr.src) + matchSlack
 	var strs []string
@@ -45,14 +51,14 @@ func (w *walker) joins(s *scrubber) bool {
 						hi = b.at
 					}
 					if lo < hi {
-						w.cut(nodes[k], lo, hi)
+						cut(nodes[k], lo, hi)
 					}
 				}
 			})
 			if budget = j.budget; !ok {
 				// Past the budget: the strings may hold a split value.
 				for k := range strs {
-					w.cut(nodes[k], 0, len(strs[k]))
+					cut(nodes[k], 0, len(strs[k]))
 				}
 				found = true
 			}
@@ -61,11 +67,11 @@ func (w *walker) joins(s *scrubber) bool {
 	}
 	for i := 0; i < len(tr.nodes); i++ {
 		n := &tr.nodes[i]
-		if w.act[i] != keep || n.kind < kArray {
+		if !keep(i) || n.kind < kArray {
 			continue
 		}
 		for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
-			if w.act[j] == keep && tr.nodes[j].kind == kString && tr.nodes[j].str.hi != tr.nodes[j].str.lo {
+			if keep(j) && tr.nodes[j].kind == kString && tr.nodes[j].str.hi != tr.nodes[j].str.lo {
 				strs = append(strs, tr.str(j))
 				nodes = append(nodes, j)
 				continue
@@ -233,7 +239,7 @@ func (j *joined) match(o jorigin, w uint32) (a, b pos, ok bool) {
 			if h.Sum64() != nd.hash {
 				continue
 			}
-			if !nd.bound.freeBefore(j.strs[o.p.str], o.p.at) || !nd.bound.freeAfter(j.strs[r.end.str], r.end.at) {
+			if !nd.freeBefore(t.gen, j.strs[o.p.str], o.p.at) || !nd.freeAfter(t.gen, j.strs[r.end.str], r.end.at) {
 				continue
 			}
 			if best == nil || nd.n > best.n {

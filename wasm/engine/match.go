@@ -153,7 +153,7 @@ func (t *needleTable) exactAt(text string, i int, w uint32, budget *int) int {
 			done += c
 		}
 		*budget--
-		if h.Sum64() == nd.hash && nd.bound.stands(text, i, end) {
+		if h.Sum64() == nd.hash && nd.stands(t.gen, text, i, end) {
 			best = int(nd.n)
 		}
 	}
@@ -206,19 +206,22 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 	if len(s.skels) == 1 {
 		bloom, shift = s.skels[0].bloom, s.skels[0].shift
 	}
-	run := 0 // base64 characters in a row
+	run, hex := 0, true // base64 characters in a row, and whether all are hex digits
 	for i := 0; i < len(text); {
 		if c := text[i]; c < utf8.RuneSelf {
 			if b64[c] >= 0 {
+				hex = hex && hexDigit(c) >= 0
 				if run++; run >= minBase64 {
 					runs = true
 				}
 			} else {
-				// Hex with separators, or an encoded-word's "=?".
-				if run == 2 && (c == ':' || c == '-' || c == ' ') || c == '?' && i > 0 && text[i-1] == '=' {
+				// Hex with separators between pairs or groups, or an
+				// encoded-word's "=?".
+				if hex && (run == 2 || run == 4) && (c == ':' || c == '-' || c == ' ') && i+1 < len(text) && hexDigit(text[i+1]) >= 0 ||
+					c == '?' && i > 0 && text[i-1] == '=' {
 					runs = true
 				}
-				run = 0
+				run, hex = 0, true
 			}
 			fc := foldASCII[c]
 			i++
@@ -333,7 +336,7 @@ func (t *needleTable) skeletonAt(text string, o origin, w uint32, budget *int) (
 		if h.Sum64() != nd.hash {
 			continue
 		}
-		if !nd.bound.stands(text, int(o.at), fs.end) {
+		if !nd.stands(t.gen, text, int(o.at), fs.end) {
 			continue
 		}
 		best, bestEnd = nd, fs.end
@@ -411,6 +414,22 @@ func (fs *foldStream) next() (byte, bool) {
 	b := fs.pend[0]
 	fs.pend = fs.pend[1:]
 	return b, true
+}
+
+// numberHolds reports whether a JSON number holds a withheld value: it
+// has one's value, or, six digits or more, its digits are a withheld
+// string's skeleton ("123-45-6789" withheld, then the number 123456789).
+func (s *scrubber) numberHolds(text string) bool {
+	if s.isWithheldNumber(text) {
+		return true
+	}
+	digits := 0
+	for i := 0; i < len(text); i++ {
+		if isDigit(text[i]) {
+			digits++
+		}
+	}
+	return digits >= minSkeleton && len(s.skels) > 0 && s.containsRaw(text)
 }
 
 // isWithheldNumber reports whether the number written text (as isNumber

@@ -289,22 +289,35 @@ func tokens(v string) []string {
 }
 
 // keyLike reports whether a word looks like a key, an id or an address
-// rather than a word or a file name: a letter beside a digit (sk_live_9f,
-// DE8937…), an @ with a dot after it, or eight digits in a row.
+// rather than a word, a file name or a timestamp: eight characters or
+// more, with a letter beside a digit and two of each at least
+// (sk_live_9f…, DE8937…, not 2024-01-15T10), an @ with a dot after it, or
+// eight digits in a row.
 func keyLike(w string) bool {
-	run := 0
+	if len(w) < minToken {
+		return false
+	}
+	run, digits, letters, beside := 0, 0, 0, false
 	for i := 0; i < len(w); i++ {
 		c := w[i]
-		if isDigit(c) {
+		switch {
+		case isDigit(c):
+			digits++
 			if run++; run >= 8 {
 				return true
 			}
-		} else {
+		case isLetter(c):
+			letters++
+			run = 0
+		default:
 			run = 0
 		}
 		if i > 0 && (isDigit(c) && isLetter(w[i-1]) || isLetter(c) && isDigit(w[i-1])) {
-			return true
+			beside = true
 		}
+	}
+	if beside && digits >= 2 && letters >= 2 {
+		return true
 	}
 	at := strings.IndexByte(w, '@')
 	return at > 0 && strings.IndexByte(w[at:], '.') > 0
@@ -324,6 +337,9 @@ type needleTable struct {
 	list  []needle
 	// n counts the needles; longest is the longest's length.
 	n, longest int
+	// gen is the view the table now serves: needles added by an earlier
+	// one are from an earlier output.
+	gen int32
 }
 
 type slot struct {
@@ -338,8 +354,12 @@ type needle struct {
 	// next is the next needle of the chain, plus one.
 	next int32
 	// bound says what may not stand beside a match: a needle of digits
-	// alone is not found in a longer number (12345678 in 9123456789).
+	// alone is not found in a longer number (12345678 in 9123456789), and
+	// one of letters alone, from an earlier output, not inside a longer
+	// word ("admin" withheld once stays in a later "administrators").
 	bound bound
+	// gen is the view that added the needle (needleTable.gen).
+	gen int32
 	// pre and post: a match takes up to this many characters with no
 	// skeleton before and after it too, so that "p@ss>word1" leaves no
 	// ">" behind where it stood.
@@ -387,41 +407,66 @@ func (t *needleTable) chain(w uint32) int32 {
 // hold (a skeleton's punctuation at the value's ends).
 func (t *needleTable) add(v []byte, b bound, pre, post int) {
 	w := uint32(v[0]) | uint32(v[1])<<8 | uint32(v[2])<<16 | uint32(v[3])<<24
-	t.insertKeyed(slot{key: windowKey(w), mix: bloomMix(w)}, needle{hash: maphash.Bytes(hashSeed, v), n: int32(len(v)), bound: b, pre: uint8(min(pre, 255)), post: uint8(min(post, 255))})
+	t.insertKeyed(slot{key: windowKey(w), mix: bloomMix(w)}, needle{hash: maphash.Bytes(hashSeed, v), n: int32(len(v)), bound: b, gen: t.gen, pre: uint8(min(pre, 255)), post: uint8(min(post, 255))})
 }
 
 // bound is what may not stand just before or after a needle's match.
 type bound uint8
 
 const (
-	boundNone   bound = iota
-	boundDigits       // a decimal digit of any script
+	boundNone    bound = iota
+	boundDigits        // a decimal digit of any script
+	boundLetters       // a letter of any script, for a needle of an earlier output
 )
 
 // boundOf is the bound of a value whose skeleton is sk. A value of
-// letters is found inside a longer word too: "SSNX" glued into
-// "aSSNXb" is still the value, and a leak is worse than a word cut short.
+// letters is found inside a longer word in the output that withheld it
+// ("SSNX" glued into "aSSNXb" there is the value), and as a word in later
+// ones, where a word withheld once ("admin", "active") would otherwise cut
+// every later word it is part of.
 func boundOf(sk []byte) bound {
 	if allDigits(sk) {
 		return boundDigits
 	}
-	return boundNone
+	for _, c := range sk {
+		if isDigit(c) {
+			return boundNone
+		}
+	}
+	if len(sk) == 0 {
+		return boundNone
+	}
+	return boundLetters
 }
 
-// stands reports whether a match of text[a:e] stands free of what b
-// bounds out.
-func (b bound) stands(text string, a, e int) bool {
-	return b.freeBefore(text, a) && b.freeAfter(text, e)
+// stands reports whether a match of needle nd at text[a:e], searched by
+// view gen, stands free of what its bound bounds out.
+func (nd *needle) stands(gen int32, text string, a, e int) bool {
+	return nd.freeBefore(gen, text, a) && nd.freeAfter(gen, text, e)
 }
 
-// freeBefore reports whether what b bounds out does not end at text[a].
-func (b bound) freeBefore(text string, a int) bool {
-	return b != boundDigits || !digitBefore(text, a)
+// freeBefore reports whether what nd's bound bounds out does not end at
+// text[a].
+func (nd *needle) freeBefore(gen int32, text string, a int) bool {
+	switch nd.bound {
+	case boundDigits:
+		return !digitBefore(text, a)
+	case boundLetters:
+		return nd.gen == gen || !letterBefore(text, a)
+	}
+	return true
 }
 
-// freeAfter reports whether what b bounds out does not start at text[e].
-func (b bound) freeAfter(text string, e int) bool {
-	return b != boundDigits || !isDigitRune(text, e)
+// freeAfter reports whether what nd's bound bounds out does not start at
+// text[e].
+func (nd *needle) freeAfter(gen int32, text string, e int) bool {
+	switch nd.bound {
+	case boundDigits:
+		return !isDigitRune(text, e)
+	case boundLetters:
+		return nd.gen == gen || !isLetterRune(text, e)
+	}
+	return true
 }
 
 // bytes is the memory the table takes.
@@ -485,6 +530,7 @@ func (t *needleTable) insertKeyed(from slot, nd needle) {
 		x := &t.list[k-1]
 		if x.n == nd.n && x.hash == nd.hash {
 			x.pre, x.post = max(x.pre, nd.pre), max(x.post, nd.post)
+			x.gen = max(x.gen, nd.gen)
 			return
 		}
 		if x.n > nd.n {

@@ -286,6 +286,10 @@ func (w *walker) reference(i int, where refPlace) {
 	if !shown {
 		hideShown()
 	}
+	if urlOK {
+		// What the URL carries goes from every string, valid or not.
+		w.addURLParts(rawURL)
+	}
 	invalid := func(why string) {
 		if visible {
 			w.act[i] = drop
@@ -319,26 +323,8 @@ func (w *walker) reference(i int, where refPlace) {
 	w.set.addString(redeem)
 	if u, err := url.Parse(redeem); err == nil {
 		// The same URL written relative to the origin, or with its
-		// default port; what its query carries; and each segment of its
-		// path that may be a capability of its own.
+		// default port.
 		w.set.addString(u.RequestURI())
-		w.addQuery(u.RawQuery)
-		for _, seg := range strings.Split(u.Path, "/") {
-			// A segment's matrix parameters (;tok=…) each too.
-			for _, part := range strings.FieldsFunc(seg, func(r rune) bool { return r == ';' || r == '=' || r == ',' }) {
-				if w.e.capabilitySegment(part) {
-					w.set.addString(part)
-				}
-			}
-		}
-	}
-	if u, err := url.Parse(rawURL); err == nil && u.Fragment != "" {
-		// The fragment never reaches the server, and the view never
-		// shows it: a token there goes from every string too, and each
-		// of its parameters (#k=…&v=1).
-		w.set.addString(u.Fragment)
-		w.set.addString(u.EscapedFragment())
-		w.addQuery(u.Fragment)
 	}
 	ref := reference{node: i, pointer: tr.pointer(i), label: label, redeem: redeem, visible: visible}
 	if j := tr.member(i, "ttl"); j >= 0 {
@@ -368,14 +354,46 @@ func (w *walker) reference(i int, where refPlace) {
 	}
 }
 
-// addQuery adds the names and values of a query's parameters: a bare
-// ?token is a name with no value.
+// addURLParts adds what a redeemUrl carries besides itself: its path and
+// query, each query name and value, each segment of its path and each of
+// a segment's matrix parameters (;tok=…) that may be a capability of its
+// own, and its fragment and the fragment's parameters (#k=…&v=1), which
+// never reach the server and which the view never shows.
+func (w *walker) addURLParts(raw string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// What cannot be read as a URL is searched for as written.
+		w.set.addString(raw)
+		return
+	}
+	w.set.addString(u.RequestURI())
+	w.addQuery(u.RawQuery)
+	for _, seg := range strings.Split(u.Path, "/") {
+		for _, part := range strings.FieldsFunc(seg, urlSeparator) {
+			if w.e.capabilitySegment(part) {
+				w.set.addString(part)
+			}
+		}
+	}
+	if u.Fragment != "" {
+		w.set.addString(u.Fragment)
+		w.set.addString(u.EscapedFragment())
+		w.addQuery(u.Fragment)
+	}
+}
+
+func urlSeparator(r rune) bool { return r == ';' || r == '=' || r == ',' || r == '&' }
+
+// addQuery adds the names and values of a query's parameters, split at &
+// and ; both: a bare ?token is a name with no value.
 func (w *walker) addQuery(q string) {
-	vs, _ := url.ParseQuery(q)
-	for k, l := range vs {
-		w.set.addString(k)
-		for _, v := range l {
-			w.set.addString(v)
+	for _, pair := range strings.FieldsFunc(q, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, v, _ := strings.Cut(pair, "=")
+		for _, x := range []string{k, v} {
+			w.set.addString(x)
+			if d, err := url.QueryUnescape(x); err == nil && d != x {
+				w.set.addString(d)
+			}
 		}
 	}
 }

@@ -80,7 +80,17 @@ func (s *scrubber) contains(str string) bool {
 	}
 	found := false
 	ok := s.eachSpan(str, func(int, int) bool { found = true; return false })
-	return found || !ok
+	return found || !ok || s.jsonSplit(str)
+}
+
+// jsonSplit reports whether str is JSON text with a withheld value split
+// across consecutive strings of one of its objects or arrays.
+func (s *scrubber) jsonSplit(str string) bool {
+	if len(s.skels) == 0 || !looksLikeJSON(str) {
+		return false
+	}
+	tr, err := parseTree(str)
+	return err == nil && siblingJoins(tr, func(int) bool { return true }, s, func(int, int, int) {})
 }
 
 // containsRaw reports whether a JSON text holds, in its strings, member
@@ -200,7 +210,7 @@ func (s *scrubber) scrubDepth(str string, depth int) (string, bool) {
 	}
 	if depth <= maxEmbeddedDepth && looksLikeJSON(str) {
 		if tr, err := parseTree(str); err == nil && tr.nodes[0].kind >= kArray {
-			if !s.contains(str) {
+			if !s.contains(str) && !siblingJoins(tr, func(int) bool { return true }, s, func(int, int, int) {}) {
 				return str, false
 			}
 			// A withheld value that spans the text's syntax ("[[]]", or
@@ -312,19 +322,25 @@ func (s *scrubber) scrubTree(tr *tree, depth int) string {
 	drop := make([]bool, len(tr.nodes))
 	for i := 1; i < len(tr.nodes); {
 		n := &tr.nodes[i]
-		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.isWithheldNumber(tr.text(i)) {
+		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.numberHolds(tr.text(i)) {
 			drop[i] = true
 			i = int(n.next)
 			continue
 		}
 		i++
 	}
+	cuts := map[int][][2]int{}
+	siblingJoins(tr, func(i int) bool { return !drop[i] }, s, func(i, a, b int) { cuts[i] = append(cuts[i], [2]int{a, b}) })
 	var emit func(b []byte, i int) []byte
 	emit = func(b []byte, i int) []byte {
 		n := &tr.nodes[i]
 		switch n.kind {
 		case kString:
-			if c, changed := s.scrubDepth(tr.str(i), depth+1); changed {
+			str, cut := tr.str(i), false
+			if c := cuts[i]; c != nil {
+				str, cut = removeSpans(str, c), true
+			}
+			if c, changed := s.scrubDepth(str, depth+1); changed || cut {
 				return jsonx.AppendString(b, c)
 			}
 			return append(b, tr.text(i)...)

@@ -59,6 +59,13 @@ func (s *session) isActive() bool {
 	return s.active()
 }
 
+// nextView starts a view: what it adds is its own output's, and what the
+// set held before is earlier outputs'. The caller holds mu.
+func (s *session) nextView() {
+	s.set.exact.gen++
+	s.set.skel.gen++
+}
+
 // settle marks the set full once a view took it past its bound. The
 // caller holds mu. A view adds its own needles before this check, so the
 // set can exceed the bound by one output's needles.

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"strings"
-	"unicode/utf8"
+	"time"
 	"unsafe"
 
 	"github.com/veilmcp/veil/wasm/pattern"
@@ -115,6 +115,7 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 	e.session.mu.Lock()
 	defer e.session.mu.Unlock()
 	defer e.session.settle()
+	e.session.nextView()
 	w := &walker{e: e, t: t, call: o.Call, tr: tr, act: make([]action, len(tr.nodes)), set: &e.session.set, target: 0}
 	sessionHeld := !e.session.set.empty()
 	if e.session.full {
@@ -168,19 +169,26 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
 		w.result(start)
 	}
 
-	embedded := w.mode == denyMode && t.output != nil && t.output.anySensitive && w.embeddedValues(start)
+	embedded := w.mode != wholeMode && t.output != nil && t.output.anySensitive && w.embeddedValues(start)
 	if !w.withholdNames() {
 		return Result{Err: t.failure("the output's withheld values name each other more than the runtime follows")}
 	}
-	if w.isResult && (len(w.held) > 0 || len(w.refs) > 0 || len(w.invalid) > 0) && w.withholdMedia() && !w.withholdNames() {
-		return Result{Err: t.failure("the output's withheld values name each other more than the runtime follows")}
-	}
 	joined := w.joins(w.scrubber)
-	if len(w.held) == 0 && len(w.refs) == 0 && len(w.invalid) == 0 {
+	withheld := len(w.held) > 0 || len(w.refs) > 0 || len(w.invalid) > 0
+	// What repeats a value withheld earlier in the session, or that the
+	// schema makes sensitive in a string's JSON text, is removed.
+	w.echoed = !withheld && (embedded || sessionHeld && (joined || w.echoes(w.scrubber)))
+	if w.isResult && (withheld || w.echoed || joined) && w.withholdMedia() {
+		// The media beside what was withheld or removed go too.
+		if !w.withholdNames() {
+			return Result{Err: t.failure("the output's withheld values name each other more than the runtime follows")}
+		}
+		withheld = true
+	}
+	if !withheld {
 		// Nothing withheld: the output passes as the tool wrote it, but
 		// for the runtime's own keys and what repeats a value withheld
 		// earlier in the session.
-		w.echoed = embedded || sessionHeld && (joined || w.echoes(w.scrubber))
 		if !w.echoed {
 			if reserved > 0 {
 				w.markDirty()
@@ -307,8 +315,8 @@ func (w *walker) withholdNames() bool {
 				continue
 			}
 			n := &tr.nodes[i]
-			if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && holds(tr.key(i)) ||
-				n.kind == kNumber && s.isWithheldNumber(tr.text(i)) {
+			if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && !w.t.publicName(tr.key(i)) && holds(tr.key(i)) ||
+				n.kind == kNumber && s.numberHolds(tr.text(i)) {
 				w.withhold(i)
 				found = true
 				i = int(n.next)
@@ -478,27 +486,75 @@ func (w *walker) withhold(i int) {
 	w.collect(i)
 }
 
-// embeddedValues reads each string the view keeps that is JSON text (the
+// embeddedValues reads the JSON text in each string of the output (the
 // MCP convention of a text item holding the result's JSON, a resource's
-// text, a payload member) as the value outputSchema describes, and adds
-// what the schema makes sensitive there to what rule (d) removes, so that
-// the string is rewritten without it. It reports whether it found any.
+// text, a payload member, JSON Lines, JSON quoted in prose, JSON text
+// stringified twice) as the value outputSchema describes, and adds what
+// the schema makes sensitive there to what rule (d) removes: from a
+// string the view keeps, which is rewritten without it, and from every
+// later output, also when the string itself is withheld (an undeclared
+// member in an allowlist). It reports whether a string the view keeps
+// held any.
 func (w *walker) embeddedValues(start *sstate) bool {
 	tr := w.tr
 	found := false
-	for i := 0; i < len(tr.nodes); {
-		if w.act[i] != keep {
-			i = int(tr.nodes[i].next)
+	withheldUntil := 0 // the end of the withheld subtree the walk is in
+	for i := 0; i < len(tr.nodes); i++ {
+		switch w.act[i] {
+		case drop:
+			i = int(tr.nodes[i].next) - 1
+			continue
+		case withhold:
+			withheldUntil = max(withheldUntil, int(tr.nodes[i].next))
+		}
+		if tr.nodes[i].kind == kString && w.jsonTextValues(tr.str(i), start, 0) && i >= withheldUntil {
+			found = true
+		}
+	}
+	return found
+}
+
+// jsonTextValues reads each JSON value written in str against the schema
+// (embeddedValues), at depth of JSON text in JSON text, and reports
+// whether the schema makes any of it sensitive.
+func (w *walker) jsonTextValues(str string, start *sstate, depth int) bool {
+	if depth > maxEmbeddedDepth || !strings.ContainsAny(str, "{[\"") {
+		return false
+	}
+	found := false
+	if t := strings.TrimSpace(str); strings.HasPrefix(t, `"`) {
+		// JSON text stringified again.
+		if sub, err := parseTree(t); err == nil && sub.nodes[0].kind == kString {
+			return w.jsonTextValues(sub.str(0), start, depth+1)
+		}
+	}
+	read, failed := 0, 0
+	for pos := 0; pos < len(str); {
+		j := strings.IndexAny(str[pos:], "{[")
+		if j < 0 {
+			break
+		}
+		begin := pos + j
+		sub, end, err := parsePrefix(str[begin:])
+		if read += end; read > maxEmbeddedRead*len(str)+maxEmbeddedSlack {
+			break
+		}
+		if err != nil || sub.nodes[0].kind < kArray {
+			if failed++; failed > maxEmbeddedTries {
+				break
+			}
+			pos = begin + 1
 			continue
 		}
-		if tr.nodes[i].kind == kString && looksLikeJSON(tr.str(i)) {
-			if sub, err := parseTree(tr.str(i)); err == nil && sub.nodes[0].kind >= kArray {
-				sw := &walker{e: w.e, t: w.t, tr: sub, act: make([]action, len(sub.nodes)), set: w.set, viewOnly: w.viewOnlySet(), mode: denyMode}
-				sw.walk(0, start, true)
-				found = found || len(sw.held) > 0
+		sw := &walker{e: w.e, t: w.t, tr: sub, act: make([]action, len(sub.nodes)), set: w.set, viewOnly: w.viewOnlySet(), mode: denyMode}
+		sw.walk(0, start, true)
+		found = found || len(sw.held) > 0
+		for k := range sub.nodes {
+			if sub.nodes[k].kind == kString && sw.act[k] == keep && w.jsonTextValues(sub.str(k), start, depth+1) {
+				found = true
 			}
 		}
-		i++
+		pos = begin + max(end, 1)
 	}
 	return found
 }
@@ -539,16 +595,17 @@ func (w *walker) collect(i int) {
 			switch lower := strings.ToLower(key); {
 			case item && lower == "annotations" && tr.nodes[j].kind == kObject:
 				// MCP's annotations say who an item is for and how much
-				// it matters; anything else in them is what it holds.
+				// it matters, in MCP's words; anything else in them is
+				// what it holds.
 				tr.children(j, func(k int) {
-					if a := strings.ToLower(tr.key(k)); a != "audience" && a != "priority" && a != "lastmodified" {
+					if !mcpAnnotation(tr, k) {
 						w.addName(tr.key(k))
 						w.collect(k)
 					}
 				})
-			case item && contentMeta[lower]:
-				// A content item's type and MIME type are MCP's words,
-				// not what it holds.
+			case item && contentMeta[lower] && mcpWord(tr, j):
+				// A content item's type and MIME type, in MCP's words,
+				// are not what it holds.
 			case ref && (lower == "label" || lower == "ttl"):
 				// What a reference written another way shows ("API
 				// key"): this view's to remove, not every later one's.
@@ -563,7 +620,8 @@ func (w *walker) collect(i int) {
 }
 
 // referenceLike reports whether object node i is a secret_reference or
-// has a member whose string names one: a reference in another spelling.
+// says it is one in another spelling: its type, object or kind names
+// secret_reference.
 func (w *walker) referenceLike(i int) bool {
 	if w.referenceKind(i) != notReference {
 		return true
@@ -571,7 +629,7 @@ func (w *walker) referenceLike(i int) bool {
 	tr := w.tr
 	found := false
 	tr.children(i, func(j int) {
-		if !found && tr.nodes[j].kind == kString && mayMention(tr.str(j)) {
+		if k := strings.ToLower(tr.key(j)); !found && (k == "type" || k == "object" || k == "kind") && tr.nodes[j].kind == kString && mayMention(tr.str(j)) {
 			spans, ok := mentions(tr.str(j), 0)
 			found = !ok || len(spans) > 0
 		}
@@ -632,27 +690,58 @@ func (w *walker) viewOnlySet() *scrubSet {
 }
 
 // specificName reports whether a member name is specific enough to
-// remove from every later output: sixteen bytes or more, or eight with
-// three digits and three letters (a token, not line1 or sha256).
+// remove from every later output: a token or an id (keyLike), an e-mail
+// address, or six digits or more (an SSN, a phone number), rather than a
+// word such as note, line1 or notificationSettings.
 func specificName(key string) bool {
-	if len(key) >= 16 {
+	if keyLike(key) || strings.IndexByte(key, '@') > 0 {
 		return true
 	}
-	digits, letters := 0, 0
+	digits := 0
 	for i := 0; i < len(key); i++ {
-		switch c := key[i]; {
-		case isDigit(c):
+		if isDigit(key[i]) {
 			digits++
-		case c >= utf8.RuneSelf || isLetter(c):
-			letters++
 		}
 	}
-	return len(key) >= 8 && digits >= 3 && letters >= 3
+	return digits >= 6
 }
 
 // newScrubber returns the scrubber of what the view withholds so far:
 // the session's set, and what this view alone removes.
 func (w *walker) newScrubber() *scrubber { return newScrubber(w.set, w.viewOnly) }
+
+// mcpWord reports whether node j, a content item's type or MIME type, is
+// written as MCP writes one: a content type, or a MIME type.
+func mcpWord(tr *tree, j int) bool {
+	if tr.nodes[j].kind != kString {
+		return false
+	}
+	v := tr.str(j)
+	return contentTypes[strings.ToLower(v)] || isMIMEType(v)
+}
+
+// mcpAnnotation reports whether member k of a content item's annotations
+// is one of MCP's, with a value as MCP writes it: audience, a list of
+// "user" and "assistant"; priority, a number; lastModified, a date.
+func mcpAnnotation(tr *tree, k int) bool {
+	switch strings.ToLower(tr.key(k)) {
+	case "audience":
+		ok := tr.nodes[k].kind == kArray
+		tr.children(k, func(j int) {
+			ok = ok && tr.nodes[j].kind == kString && (tr.str(j) == "user" || tr.str(j) == "assistant")
+		})
+		return ok
+	case "priority":
+		return tr.nodes[k].kind == kNumber
+	case "lastmodified":
+		if tr.nodes[k].kind != kString {
+			return false
+		}
+		_, err := time.Parse(time.RFC3339, tr.str(k))
+		return err == nil
+	}
+	return false
+}
 
 // contentMeta are the members of an MCP content item that describe it.
 var contentMeta = map[string]bool{"type": true, "mimetype": true}
