@@ -118,16 +118,23 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 // break inside a long run, as MIME and PEM wrap it, and the indentation
 // after it, are skipped), where it
 // ends (its padding taken), and whether it looks like an encoding rather
-// than a word, a path or hex: a capital after its first character.
+// than a word: a capital after its first character, or letters and
+// digits both.
 func base64Run(text string, i int) (body string, end int, looks bool) {
 	var b []byte
 	start, line := i, 0
-	upper := false
+	upper, digit, letter := false, false, false
 	for i < len(text) {
 		c := text[i]
 		if b64[c] >= 0 {
-			if c >= 'A' && c <= 'Z' {
+			switch {
+			case c >= 'A' && c <= 'Z':
 				upper = upper || i > start
+				letter = true
+			case c >= 'a' && c <= 'z':
+				letter = true
+			case c >= '0' && c <= '9':
+				digit = true
 			}
 			i++
 			line++
@@ -158,7 +165,7 @@ func base64Run(text string, i int) (body string, end int, looks bool) {
 	for n := 0; n < 2 && end < len(text) && text[end] == '='; n++ {
 		end++
 	}
-	looks = upper
+	looks = upper || digit && letter
 	if b == nil {
 		return text[start:i], end, looks
 	}

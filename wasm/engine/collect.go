@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"strings"
+	"time"
+)
+
+// This file says what a withheld node gives rule (d): its strings,
+// numbers and names, the values its JSON text holds, and what of it is
+// the tool's or MCP's own words rather than what it holds.
+
+// withholdSensitive withholds node i for what it is, not for where it
+// stands: its strings that are JSON text give up what they hold too
+// (collectJSONText).
+func (w *walker) withholdSensitive(i int) {
+	w.deep = true
+	w.withhold(i)
+	w.deep = false
+}
+
+// collect adds what node i holds to the scrub set: strings, numbers and
+// member names, at any depth. Names the agent reads anyway, in the tool's
+// schemas or in MCP's own vocabulary, are no values; nor is the type of
+// an MCP content item.
+func (w *walker) collect(i int) {
+	tr := w.tr
+	switch tr.nodes[i].kind {
+	case kString:
+		w.set.addString(tr.str(i))
+		if w.deep {
+			w.collectJSONText(tr.str(i), 0)
+		}
+	case kNumber:
+		w.set.addNumber(tr.text(i))
+	case kObject:
+		if w.referenceKind(i) != notReference {
+			w.reference(i, refWithheld)
+			return
+		}
+		item := isContentItem(tr, i)
+		ref := w.referenceLike(i)
+		tr.children(i, func(j int) {
+			key := tr.key(j)
+			w.addName(key)
+			switch lower := strings.ToLower(key); {
+			case item && lower == "annotations" && tr.nodes[j].kind == kObject:
+				// MCP's annotations say who an item is for and how much
+				// it matters, in MCP's words; anything else in them is
+				// what it holds.
+				tr.children(j, func(k int) {
+					if !mcpAnnotation(tr, k) {
+						w.addName(tr.key(k))
+						w.collect(k)
+					}
+				})
+			case item && contentMeta[lower] && mcpWord(tr, j):
+				// A content item's type and MIME type, in MCP's words,
+				// are not what it holds.
+			case ref && (lower == "label" || lower == "ttl"):
+				// What a reference written another way shows ("API
+				// key"): this view's to remove, not every later one's.
+				w.collectViewOnly(j)
+			default:
+				w.collect(j)
+			}
+		})
+	case kArray:
+		tr.children(i, w.collect)
+	}
+}
+
+// referenceLike reports whether object node i is a secret_reference or
+// says it is one in another spelling: its type, object or kind names
+// secret_reference.
+func (w *walker) referenceLike(i int) bool {
+	if w.referenceKind(i) != notReference {
+		return true
+	}
+	tr := w.tr
+	found := false
+	tr.children(i, func(j int) {
+		if k := strings.ToLower(tr.key(j)); !found && (k == "type" || k == "object" || k == "kind") && tr.nodes[j].kind == kString && mayMention(tr.str(j)) {
+			spans, ok := mentions(tr.str(j), 0)
+			found = !ok || len(spans) > 0
+		}
+	})
+	return found
+}
+
+// collectJSONText adds what a withheld string holds when it is JSON text
+// (a service account's key file, a record serialized into a field): its
+// strings, numbers and names, as if they had stood in the output, so that
+// a later output that holds the JSON, or a part of it, is scrubbed of
+// them.
+func (w *walker) collectJSONText(str string, depth int) {
+	if depth >= maxEmbeddedDepth || !looksLikeJSON(str) {
+		return
+	}
+	tr, err := parseTree(str)
+	if err != nil || tr.nodes[0].kind < kArray {
+		return
+	}
+	for i := range tr.nodes {
+		n := &tr.nodes[i]
+		if n.parent >= 0 && tr.nodes[n.parent].kind == kObject {
+			w.addName(tr.key(i))
+		}
+		switch n.kind {
+		case kString:
+			w.set.addString(tr.str(i))
+			w.collectJSONText(tr.str(i), depth+1)
+		case kNumber:
+			w.set.addNumber(tr.text(i))
+		}
+	}
+}
+
+// addName adds a member name inside what the view withholds to what rule
+// (d) removes, unless the agent reads it anyway (publicName). A name that
+// is specific (specificName: a token, an id) joins the session's set; any
+// other, a word such as "note" or "owner", is removed from this view only,
+// or it would strip that word from every later output of the session.
+func (w *walker) addName(key string) {
+	switch {
+	case w.t.publicName(key):
+	case specificName(key):
+		w.set.addString(key)
+	default:
+		w.viewOnlySet().addString(key)
+	}
+}
+
+// viewOnlySet returns the set of what this view removes but later views
+// need not.
+func (w *walker) viewOnlySet() *scrubSet {
+	if w.viewOnly == nil {
+		w.viewOnly = &scrubSet{}
+	}
+	return w.viewOnly
+}
+
+// specificName reports whether a member name is specific enough to
+// remove from every later output: a token or an id (keyLike), an e-mail
+// address, or six digits or more (an SSN, a phone number), rather than a
+// word such as note, line1 or notificationSettings.
+func specificName(key string) bool {
+	if keyLike(key) || strings.IndexByte(key, '@') > 0 {
+		return true
+	}
+	digits := 0
+	for i := 0; i < len(key); i++ {
+		if isDigit(key[i]) {
+			digits++
+		}
+	}
+	return digits >= 6
+}
+
+// newScrubber returns the scrubber of what the view withholds so far:
+// the session's set, and what this view alone removes.
+func (w *walker) newScrubber() *scrubber { return newScrubber(w.set, w.viewOnly) }
+
+// mcpWord reports whether node j, a content item's type or MIME type, is
+// written as MCP writes one: a content type, or a MIME type.
+func mcpWord(tr *tree, j int) bool {
+	if tr.nodes[j].kind != kString {
+		return false
+	}
+	v := tr.str(j)
+	return contentTypes[strings.ToLower(v)] || isMIMEType(v)
+}
+
+// mcpAnnotation reports whether member k of a content item's annotations
+// is one of MCP's, with a value as MCP writes it: audience, a list of
+// "user" and "assistant"; priority, a number; lastModified, a date.
+func mcpAnnotation(tr *tree, k int) bool {
+	switch strings.ToLower(tr.key(k)) {
+	case "audience":
+		ok := tr.nodes[k].kind == kArray
+		tr.children(k, func(j int) {
+			ok = ok && tr.nodes[j].kind == kString && (tr.str(j) == "user" || tr.str(j) == "assistant")
+		})
+		return ok
+	case "priority":
+		return tr.nodes[k].kind == kNumber
+	case "lastmodified":
+		if tr.nodes[k].kind != kString {
+			return false
+		}
+		_, err := time.Parse(time.RFC3339, tr.str(k))
+		return err == nil
+	}
+	return false
+}
+
+// contentMeta are the members of an MCP content item that describe it.
+var contentMeta = map[string]bool{"type": true, "mimetype": true}
+
+// isContentItem reports whether node i is an MCP content item: an object
+// whose type, in any case, is one of contentTypes.
+func isContentItem(tr *tree, i int) bool {
+	typ := -1
+	tr.children(i, func(j int) {
+		if strings.EqualFold(tr.key(j), "type") {
+			typ = j
+		}
+	})
+	return typ >= 0 && tr.nodes[typ].kind == kString && contentTypes[strings.ToLower(tr.str(typ))]
+}
+
+// mcpNames are the member names of MCP's results, content items and
+// annotations, and of a secret_reference, in lower case.
+var mcpNames = map[string]bool{
+	"content": true, "structuredcontent": true, "iserror": true, "_meta": true,
+	"type": true, "text": true, "data": true, "mimetype": true, "resource": true,
+	"uri": true, "name": true, "title": true, "description": true, "annotations": true,
+	"audience": true, "priority": true, "lastModified": true, "size": true, "blob": true,
+	"icons": true, "src": true, "sizes": true, "theme": true,
+	"id": true, "label": true, "redeemurl": true, "ttl": true, "lastmodified": true,
+}
+
+// contentTypes are the types of MCP's content items, and secret_reference.
+var contentTypes = map[string]bool{
+	"text": true, "image": true, "audio": true, "resource": true, "resource_link": true, referenceType: true,
+}
+
+// publicName reports whether the agent reads name anyway, in any case
+// (rule (d) compares names so): in MCP's vocabulary, or declared in the
+// tool's inputSchema or outputSchema.
+func (t *tool) publicName(name string) bool {
+	if t.output != nil && t.output.names[name] || t.input != nil && t.input.names[name] {
+		return true
+	}
+	lower := strings.ToLower(name)
+	return mcpNames[lower] || t.output != nil && t.output.lowerNames[lower] || t.input != nil && t.input.lowerNames[lower]
+}

@@ -1,0 +1,81 @@
+package engine
+
+import "strings"
+
+// This file reads JSON text written in a string (a text item holding the
+// result's JSON, JSON Lines, JSON quoted in a sentence) as the value the
+// tool's outputSchema describes, so that what the schema makes sensitive
+// there is removed from the string too.
+
+// embeddedValues reads the JSON text in each string of the output (the
+// MCP convention of a text item holding the result's JSON, a resource's
+// text, a payload member, JSON Lines, JSON quoted in prose, JSON text
+// stringified twice) as the value outputSchema describes, and adds what
+// the schema makes sensitive there to what rule (d) removes: from a
+// string the view keeps, which is rewritten without it, and from every
+// later output, also when the string itself is withheld (an undeclared
+// member in an allowlist). It reports whether a string the view keeps
+// held any.
+func (w *walker) embeddedValues(start *sstate) bool {
+	tr := w.tr
+	found := false
+	withheldUntil := 0 // the end of the withheld subtree the walk is in
+	for i := 0; i < len(tr.nodes); i++ {
+		switch w.act[i] {
+		case drop:
+			i = int(tr.nodes[i].next) - 1
+			continue
+		case withhold:
+			withheldUntil = max(withheldUntil, int(tr.nodes[i].next))
+		}
+		if tr.nodes[i].kind == kString && w.jsonTextValues(tr.str(i), start, 0) && i >= withheldUntil {
+			found = true
+		}
+	}
+	return found
+}
+
+// jsonTextValues reads each JSON value written in str against the schema
+// (embeddedValues), at depth of JSON text in JSON text, and reports
+// whether the schema makes any of it sensitive.
+func (w *walker) jsonTextValues(str string, start *sstate, depth int) bool {
+	if depth > maxEmbeddedDepth || !strings.ContainsAny(str, "{[\"") {
+		return false
+	}
+	found := false
+	if t := strings.TrimSpace(str); strings.HasPrefix(t, `"`) {
+		// JSON text stringified again.
+		if sub, err := parseTree(t); err == nil && sub.nodes[0].kind == kString {
+			return w.jsonTextValues(sub.str(0), start, depth+1)
+		}
+	}
+	read, failed := 0, 0
+	for pos := 0; pos < len(str); {
+		j := strings.IndexAny(str[pos:], "{[")
+		if j < 0 {
+			break
+		}
+		begin := pos + j
+		sub, end, err := parsePrefix(str[begin:])
+		if read += end; read > maxEmbeddedRead*len(str)+maxEmbeddedSlack {
+			break
+		}
+		if err != nil || sub.nodes[0].kind < kArray {
+			if failed++; failed > maxEmbeddedTries {
+				break
+			}
+			pos = begin + 1
+			continue
+		}
+		sw := &walker{e: w.e, t: w.t, tr: sub, act: make([]action, len(sub.nodes)), set: w.set, viewOnly: w.viewOnlySet(), mode: denyMode}
+		sw.walk(0, start, true)
+		found = found || len(sw.held) > 0
+		for k := range sub.nodes {
+			if sub.nodes[k].kind == kString && sw.act[k] == keep && w.jsonTextValues(sub.str(k), start, depth+1) {
+				found = true
+			}
+		}
+		pos = begin + max(end, 1)
+	}
+	return found
+}

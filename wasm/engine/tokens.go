@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+)
+
+// This file finds, in a long withheld text, the words that a later output
+// may quote alone: keys, ids, addresses.
+
+// A long withheld text (minTokened bytes or more) gives tokens too: its
+// words of minToken bytes or more that are specific enough to find alone.
+const (
+	minToken   = 8
+	minTokened = 24
+)
+
+// tokens returns the words of a long withheld text (a paragraph, a .env
+// file, a URL, a line of CSV) that look like what a later output may
+// quote alone: runs of letters, digits and the punctuation keys and
+// addresses are made of, minToken bytes or more, that look like a key
+// (keyLike). They are read twice, with and without base64's / and =, so that both
+// a key in a path and a base64 key are found. A key, an id, an e-mail
+// address or a card number in a text is found by itself; ordinary words
+// are not, so that withholding a paragraph does not strip them from every
+// later output.
+func tokens(v string) []string {
+	if len(v) < minTokened {
+		return nil
+	}
+	var out []string
+	for _, extra := range []string{"_-.@+~", "_-.@+~/="} {
+		start := -1
+		for i := 0; i <= len(v); i++ {
+			if i < len(v) && (isAlnum(v[i]) || strings.IndexByte(extra, v[i]) >= 0) {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			if start < 0 {
+				continue
+			}
+			w := strings.Trim(v[start:i], ".-_~+/=")
+			start = -1
+			if len(w) >= minToken && len(w) < len(v) && keyLike(w) && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// keyLike reports whether a word looks like a key, an id or an address
+// rather than a word, a file name or a timestamp: eight characters or
+// more, with a letter beside a digit and two of each at least
+// (sk_live_9f…, DE8937…, not 2024-01-15T10), an @ with a dot after it, or
+// eight digits in a row.
+func keyLike(w string) bool {
+	if len(w) < minToken {
+		return false
+	}
+	run, digits, letters, beside := 0, 0, 0, false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case isDigit(c):
+			digits++
+			if run++; run >= 8 {
+				return true
+			}
+		case isLetter(c):
+			letters++
+			run = 0
+		default:
+			run = 0
+		}
+		if i > 0 && (isDigit(c) && isLetter(w[i-1]) || isLetter(c) && isDigit(w[i-1])) {
+			beside = true
+		}
+	}
+	if beside && digits >= 2 && letters >= 2 {
+		return true
+	}
+	at := strings.IndexByte(w, '@')
+	return at > 0 && strings.IndexByte(w[at:], '.') > 0
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
