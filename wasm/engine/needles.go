@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"hash/maphash"
 	"strings"
@@ -102,6 +103,15 @@ func (s *scrubSet) addText(v string) {
 	s.plus = s.plus || strings.IndexByte(v, ' ') >= 0
 	s.escapy = s.escapy || hasEscapes(v, true)
 	var buf [128]byte
+	if len(v) >= 4 && len(v) <= maxShortBase64 {
+		// The base64 of a short value alone is a word-like run of six to
+		// eight characters ("Qjcweg"), which binary.go does not decode:
+		// it is found as written instead.
+		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+			b := enc.AppendEncode(buf[:0], []byte(v))
+			s.exact.add(lowerBytes(b), boundNone, 0, 0)
+		}
+	}
 	if sk := appendSkeleton(buf[:0], v); len(sk) >= minSkeleton {
 		s.skel.add(sk, boundOf(sk), edge(v, false), edge(v, true))
 		return
@@ -236,6 +246,17 @@ var lowerASCII = func() (t [256]byte) {
 	}
 	return t
 }()
+
+// maxShortBase64 is the longest value whose base64 alone (eight
+// characters at most) is a needle of its own.
+const maxShortBase64 = 6
+
+func lowerBytes(b []byte) []byte {
+	for i, c := range b {
+		b[i] = lowerASCII[c]
+	}
+	return b
+}
 
 func appendLower(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
