@@ -14,10 +14,14 @@ all: build
 build dist:
 	$(GO) run ./js/cmd/mkdist -out dist
 
-## deps: install what the tests need and the machine lacks (Chromium, redis-server, redis-cli)
+## deps: install what the tests need and the machine lacks (Chromium, at least
+## CHROMIUM_MIN, whose own WebMCP the e2e suite pins down; redis-server, redis-cli)
+CHROMIUM_MIN := 156
 deps:
 	@missing=""; \
 	if [ -z "$$CHROME_PATH" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
+	if [ -z "$$CHROME_PATH" ] && command -v chromium >/dev/null 2>&1 && \
+	  [ "$$(chromium --version 2>/dev/null | sed -n 's/^Chromium \([0-9]*\).*/\1/p')" -lt $(CHROMIUM_MIN) ] 2>/dev/null; then missing="$$missing chromium"; fi; \
 	if ! command -v redis-server >/dev/null 2>&1; then missing="$$missing redis-server"; fi; \
 	if ! command -v redis-cli >/dev/null 2>&1; then missing="$$missing redis-tools"; fi; \
 	if [ -n "$$missing" ]; then \

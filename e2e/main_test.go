@@ -37,11 +37,13 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"github.com/veilmcp/veil/js/serve"
@@ -119,6 +121,10 @@ func run(m *testing.M) int {
 	defer native.close()
 	if err := errors.Join(plainErr, nativeErr); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: starting %s: %v\n", execPath, err)
+		return 1
+	}
+	if err := checkVersion(native); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %s: %v; make deps installs a newer one\n", execPath, err)
 		return 1
 	}
 	return m.Run()
@@ -239,6 +245,27 @@ func startBrowser(execPath string, nativeWebMCP bool) (*browser, error) {
 		return nil, fmt.Errorf("browser did not start within %v", startTimeout)
 	}
 	return b, nil
+}
+
+// minMajor is the oldest Chromium the suite runs on: the native tests pin
+// down the own WebMCP of Chromium 156 (getTools and executeTool on the
+// document's ModelContext), which the runtime layers in front of.
+const minMajor = 156
+
+// checkVersion fails when b is older than minMajor.
+func checkVersion(b *browser) error {
+	version, err := chromedp.CallBrowser(b.ctx, cdpbrowser.GetVersion, struct{}{})
+	if err != nil {
+		return err
+	}
+	product := version.Product
+	// "HeadlessChrome/156.0.8078.108"
+	_, v, _ := strings.Cut(product, "/")
+	major, _, _ := strings.Cut(v, ".")
+	if n, err := strconv.Atoi(major); err != nil || n < minMajor {
+		return fmt.Errorf("the tests need Chromium %d or newer, and this is %q", minMajor, product)
+	}
+	return nil
 }
 
 // close stops the browser. It accepts a nil browser.
