@@ -13,17 +13,43 @@
 // fills the controls from the agent's arguments as a user's typing would,
 // then submits the form (toolautosubmit) or waits for the user to; the
 // submit event says agentInvoked, and respondWith(promise) gives the tool's
-// output, which goes to the engine as any execute's result does.
+// output, which goes to the engine as any execute's result does. Before it
+// does, the engine gets the values of the form the answer must not give
+// the agent (what the user typed, a password, a one-time code, a hidden
+// token), which it withholds from the answer and every later output.
 /// <reference path="./webmcp.d.ts" />
 
 /** The attributes of a form and its controls that change its tool. */
 const WATCHED = [
   'data-veil-toolname', 'tooldescription', 'toolsensitive', 'tooloutputschema', 'toolparamdescription', 'toolparamtitle',
-  'name', 'type', 'required', 'min', 'max', 'step', 'pattern', 'multiple', 'disabled', 'readonly', 'value', 'label', 'form',
+  'name', 'type', 'required', 'min', 'max', 'step', 'pattern', 'multiple', 'disabled', 'readonly', 'value', 'label', 'form', 'autocomplete',
 ];
 
 /** Input types that are not parameters: the user's own, or not a value. */
 const SKIPPED = new Set(['hidden', 'file', 'submit', 'reset', 'button', 'image']);
+
+/** The autofill field names of a control's autocomplete attribute, in lower case. */
+const autofill = (el) => (el.getAttribute('autocomplete') ?? '').replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[\t\n\f\r ]+/);
+
+/** A control only the user fills: a current password, a one-time code. */
+const usersOwn = (el) => autofill(el).some((t) => t === 'current-password' || t === 'one-time-code');
+
+/** A control whose value a form's answer never gives the agent: a password, a hidden value, a one-time code, a card's details. */
+const secret = (el) =>
+  (el.localName === 'input' && (el.type === 'password' || el.type === 'hidden')) ||
+  autofill(el).some((t) => t === 'current-password' || t === 'new-password' || t === 'one-time-code' || t.startsWith('cc-'));
+
+/**
+ * fillable says whether an agent's call may fill a control: a named,
+ * enabled, writable input, select or textarea that is a value, and that
+ * only the user fills (usersOwn) is not.
+ */
+const fillable = (el) =>
+  !!el.getAttribute('name') &&
+  !el.matches(':disabled') &&
+  !el.readOnly &&
+  (el.localName === 'input' ? !SKIPPED.has(el.type) : ['select', 'textarea'].includes(el.localName)) &&
+  !usersOwn(el);
 
 /** What an agent's string must look like, for the input types that have a format. */
 const FORMATS = {
@@ -66,17 +92,17 @@ const choices = (options) => {
  * anchors it, toolparamtitle is the property's title, a radio group takes
  * the description of its first radio that has one, and no other property
  * is allowed. Disabled and read-only controls, hidden and file inputs,
- * buttons, and names that more than one non-radio control shares are left
- * out.
+ * buttons, controls only the user fills (autocomplete current-password or
+ * one-time-code), and names that more than one non-radio control shares
+ * are left out.
  * @param {HTMLFormElement} form
  */
 const schemaOf = (form) => {
   /** @type {Map<string, Element[]>} */
   const byName = new Map();
   for (const el of form.elements) {
-    const name = el.getAttribute('name');
-    if (!name || el.matches(':disabled') || /** @type {any} */ (el).readOnly) continue;
-    if (el.localName === 'input' ? SKIPPED.has(/** @type {HTMLInputElement} */ (el).type) : !['select', 'textarea'].includes(el.localName)) continue;
+    if (!fillable(el)) continue;
+    const name = /** @type {string} */ (el.getAttribute('name'));
     byName.set(name, [...(byName.get(name) ?? []), el]);
   }
   /** @type {Record<string, any>} */
@@ -136,9 +162,10 @@ const defaultButton = (form) =>
 const fire = (el, type) => el.dispatchEvent(new Event(type, { bubbles: true, composed: type === 'input' }));
 
 /**
- * fill sets the controls named in input, in tree order, each firing input
- * then change as a user's edit does, and only when its value changes.
- * Controls the input does not name keep their values.
+ * fill sets the controls named in input that an agent may fill
+ * (fillable), in tree order, each firing input then change as a user's
+ * edit does, and only when its value changes. Controls the input does not
+ * name keep their values.
  * @param {HTMLFormElement} form
  * @param {Record<string, any>} input
  */
@@ -146,7 +173,7 @@ const fill = (form, input) => {
   const done = new Set();
   for (const el of /** @type {any[]} */ ([...form.elements])) {
     const name = el.getAttribute('name');
-    if (!name || !Object.hasOwn(input, name)) continue;
+    if (!name || !Object.hasOwn(input, name) || !fillable(el)) continue;
     const v = input[name];
     let changed = false;
     if (el.localName === 'input' && el.type === 'radio') {
@@ -173,6 +200,8 @@ const fill = (form, input) => {
  * @typedef {object} Call   one agent's call, from the fill to its answer
  * @property {HTMLFormElement} form
  * @property {string} name
+ * @property {Record<string, any>} input  the agent's arguments
+ * @property {Set<string>} values  what the answer must not give the agent (note)
  * @property {(ok: boolean, v: any) => void} end
  * @property {boolean} dispatching  our own requestSubmit is dispatching submit
  * @property {SubmitEvent} [event]   the submission the call took as its answer
@@ -188,12 +217,53 @@ const fill = (form, input) => {
  */
 
 /**
+ * note adds to a call the values of its form that its answer must not
+ * give the agent: whatever a secret control holds (a password, a hidden
+ * value, a one-time code, a card's details), and what any other control
+ * holds that the agent's call did not put there, as the user typed it or
+ * the page wrote it, and the names of the files the user chose. A choice
+ * (a checkbox, a radio button, a select) is one of the page's own words,
+ * which the input schema shows the agent, and is noted only for a secret
+ * control. A form-associated custom element's value is read from the
+ * form's entry list.
+ * @param {Call} call
+ */
+const note = ({ form, input, values }) => {
+  /** @type {string[]} */
+  const custom = [];
+  for (const el of /** @type {any[]} */ ([...form.elements])) {
+    const name = el.getAttribute('name');
+    // The agent's own: what its call put in a control it may fill.
+    const agents = () => fillable(el) && Object.hasOwn(input, name) && el.value === String(input[name]);
+    if (el.localName === 'select') {
+      if (secret(el)) for (const o of el.selectedOptions) values.add(o.value);
+    } else if (el.localName === 'textarea') {
+      if (secret(el) || !agents()) values.add(el.value);
+    } else if (el.localName === 'input') {
+      if (el.type === 'checkbox' || el.type === 'radio') {
+        if (el.checked && secret(el)) values.add(el.value);
+      } else if (el.type === 'file') {
+        for (const f of el.files ?? []) values.add(f.name);
+      } else if (!['submit', 'reset', 'button', 'image'].includes(el.type) && (secret(el) || !agents())) {
+        values.add(el.value);
+      }
+    } else if (el.localName.includes('-') && name) {
+      custom.push(name);
+    }
+  }
+  if (custom.length) for (const [k, v] of new FormData(form)) if (typeof v === 'string' && custom.includes(k)) values.add(v);
+  values.delete('');
+};
+
+/**
  * start installs the module's listeners and returns the handle webmcp.js
  * calls: seen(form) when a form has a toolname, removed() when nodes left
- * the document or a shadow root.
- * @param {{prepare: Function, submit: Function, veil: EventTarget}} runtime
+ * the document or a shadow root. withhold(name, values) hands the engine
+ * the values the answer of a call of tool name must not give the agent,
+ * and rejects when the engine did not take them.
+ * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>}} runtime
  */
-export const start = ({ prepare, submit, veil }) => {
+export const start = ({ prepare, submit, veil, withhold }) => {
   /** @type {Map<HTMLFormElement, {tool: Tool|null, observer: MutationObserver}>} */
   const forms = new Map();
   /** The call waiting for each form's submission. @type {WeakMap<HTMLFormElement, Call>} */
@@ -297,6 +367,8 @@ export const start = ({ prepare, submit, veil }) => {
       const call = {
         form,
         name: tool.name,
+        input,
+        values: new Set(),
         dispatching: false,
         end(ok, v) {
           if (waiting.get(form) !== call) return;
@@ -339,6 +411,31 @@ export const start = ({ prepare, submit, veil }) => {
   };
 
   /**
+   * deliver ends a call with its answer once the engine has the values
+   * of the form the answer must not give the agent (note: those at the
+   * submission and those now), which it withholds from the answer and
+   * from every later output. Should they not be read, or the engine not
+   * take them, the call fails: the agent gets nothing of the answer.
+   * @param {Call} call
+   * @param {any} v
+   */
+  const deliver = (call, v) => {
+    if (waiting.get(call.form) !== call) return;
+    const withheld = () => {
+      // Not the error: it may quote a value.
+      console.warn("veil: the values a form tool's answer must not give the agent could not be withheld, so the answer is withheld whole");
+      call.end(false, new DOMException('the answer was withheld', 'OperationError'));
+    };
+    try {
+      note(call);
+    } catch {
+      return withheld();
+    }
+    if (!call.values.size) return call.end(true, v);
+    withhold(call.name, [...call.values]).then(() => call.end(true, v), withheld);
+  };
+
+  /**
    * answer ends a call once its submit event has been dispatched: with
    * what respondWith was given, with null when the form went ahead with
    * its own submission (as Chromium answers), or with an error when the
@@ -350,11 +447,11 @@ export const start = ({ prepare, submit, veil }) => {
     if (waiting.get(call.form) !== call) return;
     if (call.response) {
       Promise.resolve(call.response.value).then(
-        (v) => call.end(true, v),
+        (v) => deliver(call, v),
         (e) => call.end(false, e),
       );
     } else if (event ? !event.defaultPrevented || call.submitted : call.submitted) {
-      call.end(true, null);
+      deliver(call, null);
     } else {
       console.warn(
         event
@@ -380,6 +477,10 @@ export const start = ({ prepare, submit, veil }) => {
     if (!call || call.event) return null;
     call.event = /** @type {SubmitEvent} */ (e);
     claims.set(e, call);
+    // The values as submitted: the page may change them before it answers.
+    try {
+      note(call);
+    } catch {}
     // The user's submission: the call is answered once the event is over.
     if (!call.dispatching) setTimeout(answer, 0, call);
     return call;
@@ -419,6 +520,11 @@ export const start = ({ prepare, submit, veil }) => {
   const nativeSubmit = HTMLFormElement.prototype.submit;
   HTMLFormElement.prototype.submit = function submit() {
     const call = waiting.get(this);
+    if (call) {
+      try {
+        note(call);
+      } catch {}
+    }
     const r = nativeSubmit.call(this);
     if (call) {
       call.submitted = true;
