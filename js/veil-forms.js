@@ -19,11 +19,33 @@
 // token), which it withholds from the answer and every later output.
 /// <reference path="./webmcp.d.ts" />
 
+/**
+ * The attributes of a form that declare its tool's risk, each with the
+ * annotation it sets, named after it as toolname is after the tool's name:
+ * MCP's hints and the WebMCP draft's. Each is absent (no claim), empty or
+ * "true", or "false".
+ */
+const HINTS = {
+  toolreadonlyhint: 'readOnlyHint',
+  tooldestructivehint: 'destructiveHint',
+  toolidempotenthint: 'idempotentHint',
+  toolopenworldhint: 'openWorldHint',
+  tooluntrustedcontenthint: 'untrustedContentHint',
+  toolconsequentialhint: 'consequentialHint',
+};
+
+/** The attribute of a form that says whether its calls need the user's confirmation: _meta's mcp.dev/requiresConfirmation. */
+const CONFIRMATION = 'toolrequiresconfirmation';
+
 /** The attributes of a form and its controls that change its tool. */
 const WATCHED = [
   'data-veil-toolname', 'tooldescription', 'toolsensitive', 'tooloutputschema', 'toolparamdescription', 'toolparamtitle',
+  'toolautosubmit', ...Object.keys(HINTS), CONFIRMATION,
   'name', 'type', 'required', 'min', 'max', 'step', 'pattern', 'multiple', 'disabled', 'readonly', 'value', 'label', 'form', 'autocomplete',
 ];
+
+/** A tool name as the draft allows it: what may name a form in the console. */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Input types that are not parameters: the user's own, or not a value. */
 const SKIPPED = new Set(['hidden', 'file', 'submit', 'reset', 'button', 'image']);
@@ -34,10 +56,11 @@ const autofill = (el) => (el.getAttribute('autocomplete') ?? '').replace(/[A-Z]/
 /** A control only the user fills: a current password, a one-time code. */
 const usersOwn = (el) => autofill(el).some((t) => t === 'current-password' || t === 'one-time-code');
 
+/** A control whose submission an agent's call is asked about: a new password, a one-time code, a card's details. */
+const asks = (el) => autofill(el).some((t) => t === 'new-password' || t === 'one-time-code' || t.startsWith('cc-'));
+
 /** A control whose value a form's answer never gives the agent: a password, a hidden value, a one-time code, a card's details. */
-const secret = (el) =>
-  (el.localName === 'input' && (el.type === 'password' || el.type === 'hidden')) ||
-  autofill(el).some((t) => t === 'current-password' || t === 'new-password' || t === 'one-time-code' || t.startsWith('cc-'));
+const secret = (el) => (el.localName === 'input' && (el.type === 'password' || el.type === 'hidden')) || usersOwn(el) || asks(el);
 
 /**
  * fillable says whether an agent's call may fill a control: a named,
@@ -213,6 +236,7 @@ const fill = (form, input) => {
  * @typedef {object} Tool   a form's tool as it is registered
  * @property {string} key   what it was registered from, to tell a change
  * @property {string} name
+ * @property {boolean} autosubmit  toolautosubmit, as the tool was registered with it
  * @property {AbortController} controller  aborting unregisters it
  */
 
@@ -256,6 +280,23 @@ const note = ({ form, input, values }) => {
 };
 
 /**
+ * flag reads a risk attribute of a form: undefined when it is absent, true
+ * when it is empty or "true", false when it is "false" (in any ASCII
+ * case). Any other value throws a TypeError that names the attribute, and
+ * the form is then no tool (see failed).
+ * @param {HTMLFormElement} form
+ * @param {string} name  the tool's name
+ * @param {string} attribute
+ */
+const flag = (form, name, attribute) => {
+  const v = form.getAttribute(attribute)?.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  if (v === undefined) return undefined;
+  if (v === '' || v === 'true') return true;
+  if (v === 'false') return false;
+  throw Object.assign(new TypeError(`form tool ${JSON.stringify(name)}: ${attribute} must be absent, empty, "true" or "false"`), { attribute });
+};
+
+/**
  * start installs the module's listeners and returns the handle webmcp.js
  * calls: seen(form) when a form has a toolname, removed() when nodes left
  * the document or a shadow root. withhold(name, values) hands the engine
@@ -273,10 +314,18 @@ export const start = ({ prepare, submit, veil, withhold }) => {
 
   /** failed reports a form whose tool the engine, or the form's own attributes, refused. */
   const failed = (form, name, error) => {
-    // The name and the message stay out of the console: the form may be
-    // untrusted HTML the page rendered, which chooses both, and agents
-    // read the console.
-    console.warn(`veil: a form's tool was not registered (${error?.name ?? 'Error'}); see the formtoolerror event`);
+    // The message and the attribute's value stay out of the console: the
+    // form may be untrusted HTML the page rendered, which chooses them,
+    // and agents read the console. A bad risk attribute names the form by
+    // its tool name, when that is a valid one (what getTools would list
+    // anyway: letters, digits, _ - and .), and the attribute, which is
+    // one of ours.
+    if (typeof error?.attribute === 'string') {
+      const who = TOOL_NAME.test(name) ? `form tool ${JSON.stringify(name)}` : 'form tool (its name is not a valid tool name)';
+      console.error(`veil: ${who}: ${error.attribute} must be absent, empty, "true" or "false", so the form is not a tool until it is fixed; see the formtoolerror event`);
+    } else {
+      console.warn(`veil: a form's tool was not registered (${error?.name ?? 'Error'}); see the formtoolerror event`);
+    }
     veil.dispatchEvent(new CustomEvent('formtoolerror', { detail: { form, name, error } }));
   };
 
@@ -285,14 +334,32 @@ export const start = ({ prepare, submit, veil, withhold }) => {
 
   /**
    * definition reads the tool a form declares now, or null when it
-   * declares none. It throws a TypeError for a tooloutputschema that is
-   * not JSON.
+   * declares none. Its risk attributes set the annotations they name, and
+   * toolrequiresconfirmation _meta's mcp.dev/requiresConfirmation; a form
+   * that an agent's call submits (toolautosubmit) with a new password, a
+   * one-time code or a card's details in it is consequentialHint, unless
+   * it says otherwise with toolconsequentialhint or
+   * toolrequiresconfirmation. It throws a TypeError for a risk attribute
+   * with another value than those flag reads, and for a tooloutputschema
+   * that is not JSON.
    */
   const definition = (form) => {
     const name = form.getAttribute('data-veil-toolname');
     if (name === null || !form.isConnected) return null;
-    const tool = { name, description: form.getAttribute('tooldescription') ?? '', inputSchema: schemaOf(form) };
-    if (form.hasAttribute('toolsensitive')) tool.annotations = { sensitiveHint: true };
+    const autosubmit = form.hasAttribute('toolautosubmit');
+    /** @type {Record<string, any>} */
+    const tool = { name, description: form.getAttribute('tooldescription') ?? '', inputSchema: schemaOf(form), autosubmit };
+    /** @type {Record<string, boolean>} */
+    const annotations = {};
+    if (form.hasAttribute('toolsensitive')) annotations.sensitiveHint = true;
+    for (const [attribute, hint] of Object.entries(HINTS)) {
+      const v = flag(form, name, attribute);
+      if (v !== undefined) annotations[hint] = v;
+    }
+    const confirmation = flag(form, name, CONFIRMATION);
+    if (confirmation !== undefined) tool._meta = { 'mcp.dev/requiresConfirmation': confirmation };
+    else if (autosubmit && annotations.consequentialHint === undefined && [...form.elements].some(asks)) annotations.consequentialHint = true;
+    if (Object.keys(annotations).length) tool.annotations = annotations;
     const out = form.getAttribute('tooloutputschema');
     if (out !== null) {
       try {
@@ -330,12 +397,13 @@ export const start = ({ prepare, submit, veil, withhold }) => {
     }
     const name = form.getAttribute('data-veil-toolname') ?? '';
     const controller = new AbortController();
-    const registered = (state.tool = { key, name, controller });
+    const { autosubmit = false, ...def } = tool ?? {};
+    const registered = (state.tool = { key, name, autosubmit, controller });
     // Reported once: the form is tried again when it changes.
     if (error) return failed(form, name, error);
     if (!tool) return;
     try {
-      submit(prepare({ ...tool, execute: (input, options) => execute(form, registered, input, options) }, { signal: controller.signal })).catch(
+      submit(prepare({ ...def, execute: (input, options) => execute(form, registered, input, options) }, { signal: controller.signal })).catch(
         (e) => controller.signal.aborted || failed(form, name, e),
       );
     } catch (e) {
@@ -345,8 +413,9 @@ export const start = ({ prepare, submit, veil, withhold }) => {
 
   /**
    * execute runs the form's tool for one call the engine allowed: it fills
-   * the form, then submits it or waits for the user, and resolves with the
-   * submission's answer.
+   * the form, then submits it (when the tool was registered with
+   * toolautosubmit, as the engine decided it) or waits for the user, and
+   * resolves with the submission's answer.
    * @param {HTMLFormElement} form
    * @param {Tool} tool
    * @param {Record<string, any>} input
@@ -354,7 +423,7 @@ export const start = ({ prepare, submit, veil, withhold }) => {
    */
   const execute = (form, tool, input, { signal }) => {
     if (forms.get(form)?.tool !== tool || !form.isConnected) throw new DOMException('the form tool is gone', 'AbortError');
-    const auto = form.hasAttribute('toolautosubmit');
+    const auto = tool.autosubmit;
     const button = defaultButton(form);
     if (!auto && !button) {
       console.warn('veil: a form tool has neither toolautosubmit nor a submit button, so no call can finish');
