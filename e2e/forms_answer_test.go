@@ -125,3 +125,34 @@ func TestFormsAnswerWithholdsWhatTheUserTyped(t *testing.T) {
 func keys(m map[string]any) []string {
 	return slices.Sorted(maps.Keys(m))
 }
+
+// TestFormsAnswerWithheldWholeWhenTheEngineRefusesItsValues: when the
+// engine does not take the values a form's answer must not give the agent
+// (here, a message the user typed that is larger than the engine's bound
+// on an output), the call fails and the agent gets nothing of the answer,
+// on every agent path.
+func TestFormsAnswerWithheldWholeWhenTheEngineRefusesItsValues(t *testing.T) {
+	const marker = "msg-7Hq2Lm9Zx41-typed"
+	for _, b := range formBrowsers {
+		t.Run(b.name, func(t *testing.T) {
+			tb := openForms(t, b.b(), "worker")
+			tb.allowConsole(failedExecute)
+			eval[bool](tb, `forms.add('<form id="feedback" toolname="feedback" tooldescription="Sends feedback"><input name="topic"><textarea name="message"></textarea><button>Send</button></form>')`)
+			eval[bool](tb, `(forms.answer.feedback = {respond: (f) => ({topic: f.topic.value, message: f.message.value.slice(0, 64)})}, true)`)
+			eval[map[string]any](tb, `forms.tool("feedback")`)
+			for _, path := range formPaths(tb, b.name == "native") {
+				// Past the engine's 8 MiB bound on an output.
+				eval[bool](tb, `(forms.user.feedback = {message: `+js(marker)+` + " ".repeat(9 << 20)}, true)`)
+				if path == devToolsPath {
+					ev := tb.invokeTool("feedback", `{"topic":"billing"}`)
+					assert.NotEqual(t, "Completed", string(ev.Status), path)
+					assertWithheld(t, string(ev.Output)+ev.ErrorText, marker, path)
+					continue
+				}
+				got := callForm(tb, path, "feedback", `{"topic":"billing"}`)
+				assert.Equal(t, formOutcome{Error: "UnknownError"}, got, path)
+			}
+			assertWithheld(t, strings.Join(tb.consoleTexts(), "\n"), marker, "the console")
+		})
+	}
+}
