@@ -13,17 +13,66 @@
 // fills the controls from the agent's arguments as a user's typing would,
 // then submits the form (toolautosubmit) or waits for the user to; the
 // submit event says agentInvoked, and respondWith(promise) gives the tool's
-// output, which goes to the engine as any execute's result does.
+// output, which goes to the engine as any execute's result does. Before it
+// does, the engine gets the values of the form the answer must not give
+// the agent (what the user typed, a password, a one-time code, a hidden
+// token), which it withholds from the answer and every later output.
 /// <reference path="./webmcp.d.ts" />
+
+/**
+ * The attributes of a form that declare its tool's risk, each with the
+ * annotation it sets, named after it as toolname is after the tool's name:
+ * MCP's hints and the WebMCP draft's. Each is absent (no claim), empty or
+ * "true", or "false".
+ */
+const HINTS = {
+  toolreadonlyhint: 'readOnlyHint',
+  tooldestructivehint: 'destructiveHint',
+  toolidempotenthint: 'idempotentHint',
+  toolopenworldhint: 'openWorldHint',
+  tooluntrustedcontenthint: 'untrustedContentHint',
+  toolconsequentialhint: 'consequentialHint',
+};
+
+/** The attribute of a form that says whether its calls need the user's confirmation: _meta's mcp.dev/requiresConfirmation. */
+const CONFIRMATION = 'toolrequiresconfirmation';
 
 /** The attributes of a form and its controls that change its tool. */
 const WATCHED = [
   'data-veil-toolname', 'tooldescription', 'toolsensitive', 'tooloutputschema', 'toolparamdescription', 'toolparamtitle',
-  'name', 'type', 'required', 'min', 'max', 'step', 'pattern', 'multiple', 'disabled', 'readonly', 'value', 'label', 'form',
+  'toolautosubmit', ...Object.keys(HINTS), CONFIRMATION,
+  'name', 'type', 'required', 'min', 'max', 'step', 'pattern', 'multiple', 'disabled', 'readonly', 'value', 'label', 'form', 'autocomplete',
 ];
+
+/** A tool name as the draft allows it: what may name a form in the console. */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Input types that are not parameters: the user's own, or not a value. */
 const SKIPPED = new Set(['hidden', 'file', 'submit', 'reset', 'button', 'image']);
+
+/** The autofill field names of a control's autocomplete attribute, in lower case. */
+const autofill = (el) => (el.getAttribute('autocomplete') ?? '').replace(/[A-Z]/g, (c) => c.toLowerCase()).split(/[\t\n\f\r ]+/);
+
+/** A control only the user fills: a current password, a one-time code. */
+const usersOwn = (el) => autofill(el).some((t) => t === 'current-password' || t === 'one-time-code');
+
+/** A control whose submission an agent's call is asked about: a new password, a one-time code, a card's details. */
+const asks = (el) => autofill(el).some((t) => t === 'new-password' || t === 'one-time-code' || t.startsWith('cc-'));
+
+/** A control whose value a form's answer never gives the agent: a password, a hidden value, a one-time code, a card's details. */
+const secret = (el) => (el.localName === 'input' && (el.type === 'password' || el.type === 'hidden')) || usersOwn(el) || asks(el);
+
+/**
+ * fillable says whether an agent's call may fill a control: a named,
+ * enabled, writable input, select or textarea that is a value, and that
+ * only the user fills (usersOwn) is not.
+ */
+const fillable = (el) =>
+  !!el.getAttribute('name') &&
+  !el.matches(':disabled') &&
+  !el.readOnly &&
+  (el.localName === 'input' ? !SKIPPED.has(el.type) : ['select', 'textarea'].includes(el.localName)) &&
+  !usersOwn(el);
 
 /** What an agent's string must look like, for the input types that have a format. */
 const FORMATS = {
@@ -66,17 +115,17 @@ const choices = (options) => {
  * anchors it, toolparamtitle is the property's title, a radio group takes
  * the description of its first radio that has one, and no other property
  * is allowed. Disabled and read-only controls, hidden and file inputs,
- * buttons, and names that more than one non-radio control shares are left
- * out.
+ * buttons, controls only the user fills (autocomplete current-password or
+ * one-time-code), and names that more than one non-radio control shares
+ * are left out.
  * @param {HTMLFormElement} form
  */
 const schemaOf = (form) => {
   /** @type {Map<string, Element[]>} */
   const byName = new Map();
   for (const el of form.elements) {
-    const name = el.getAttribute('name');
-    if (!name || el.matches(':disabled') || /** @type {any} */ (el).readOnly) continue;
-    if (el.localName === 'input' ? SKIPPED.has(/** @type {HTMLInputElement} */ (el).type) : !['select', 'textarea'].includes(el.localName)) continue;
+    if (!fillable(el)) continue;
+    const name = /** @type {string} */ (el.getAttribute('name'));
     byName.set(name, [...(byName.get(name) ?? []), el]);
   }
   /** @type {Record<string, any>} */
@@ -136,9 +185,10 @@ const defaultButton = (form) =>
 const fire = (el, type) => el.dispatchEvent(new Event(type, { bubbles: true, composed: type === 'input' }));
 
 /**
- * fill sets the controls named in input, in tree order, each firing input
- * then change as a user's edit does, and only when its value changes.
- * Controls the input does not name keep their values.
+ * fill sets the controls named in input that an agent may fill
+ * (fillable), in tree order, each firing input then change as a user's
+ * edit does, and only when its value changes. Controls the input does not
+ * name keep their values.
  * @param {HTMLFormElement} form
  * @param {Record<string, any>} input
  */
@@ -146,7 +196,7 @@ const fill = (form, input) => {
   const done = new Set();
   for (const el of /** @type {any[]} */ ([...form.elements])) {
     const name = el.getAttribute('name');
-    if (!name || !Object.hasOwn(input, name)) continue;
+    if (!name || !Object.hasOwn(input, name) || !fillable(el)) continue;
     const v = input[name];
     let changed = false;
     if (el.localName === 'input' && el.type === 'radio') {
@@ -173,6 +223,8 @@ const fill = (form, input) => {
  * @typedef {object} Call   one agent's call, from the fill to its answer
  * @property {HTMLFormElement} form
  * @property {string} name
+ * @property {Record<string, any>} input  the agent's arguments
+ * @property {Set<string>} values  what the answer must not give the agent (note)
  * @property {(ok: boolean, v: any) => void} end
  * @property {boolean} dispatching  our own requestSubmit is dispatching submit
  * @property {SubmitEvent} [event]   the submission the call took as its answer
@@ -184,16 +236,75 @@ const fill = (form, input) => {
  * @typedef {object} Tool   a form's tool as it is registered
  * @property {string} key   what it was registered from, to tell a change
  * @property {string} name
+ * @property {boolean} autosubmit  toolautosubmit, as the tool was registered with it
  * @property {AbortController} controller  aborting unregisters it
  */
 
 /**
+ * note adds to a call the values of its form that its answer must not
+ * give the agent: whatever a secret control holds (a password, a hidden
+ * value, a one-time code, a card's details), and what any other control
+ * holds that the agent's call did not put there, as the user typed it or
+ * the page wrote it, and the names of the files the user chose. A choice
+ * (a checkbox, a radio button, a select) is one of the page's own words,
+ * which the input schema shows the agent, and is noted only for a secret
+ * control. A form-associated custom element's value is read from the
+ * form's entry list.
+ * @param {Call} call
+ */
+const note = ({ form, input, values }) => {
+  /** @type {string[]} */
+  const custom = [];
+  for (const el of /** @type {any[]} */ ([...form.elements])) {
+    const name = el.getAttribute('name');
+    // The agent's own: what its call put in a control it may fill.
+    const agents = () => fillable(el) && Object.hasOwn(input, name) && el.value === String(input[name]);
+    if (el.localName === 'select') {
+      if (secret(el)) for (const o of el.selectedOptions) values.add(o.value);
+    } else if (el.localName === 'textarea') {
+      if (secret(el) || !agents()) values.add(el.value);
+    } else if (el.localName === 'input') {
+      if (el.type === 'checkbox' || el.type === 'radio') {
+        if (el.checked && secret(el)) values.add(el.value);
+      } else if (el.type === 'file') {
+        for (const f of el.files ?? []) values.add(f.name);
+      } else if (!['submit', 'reset', 'button', 'image'].includes(el.type) && (secret(el) || !agents())) {
+        values.add(el.value);
+      }
+    } else if (el.localName.includes('-') && name) {
+      custom.push(name);
+    }
+  }
+  if (custom.length) for (const [k, v] of new FormData(form)) if (typeof v === 'string' && custom.includes(k)) values.add(v);
+  values.delete('');
+};
+
+/**
+ * flag reads a risk attribute of a form: undefined when it is absent, true
+ * when it is empty or "true", false when it is "false" (in any ASCII
+ * case). Any other value throws a TypeError that names the attribute, and
+ * the form is then no tool (see failed).
+ * @param {HTMLFormElement} form
+ * @param {string} name  the tool's name
+ * @param {string} attribute
+ */
+const flag = (form, name, attribute) => {
+  const v = form.getAttribute(attribute)?.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  if (v === undefined) return undefined;
+  if (v === '' || v === 'true') return true;
+  if (v === 'false') return false;
+  throw Object.assign(new TypeError(`form tool ${JSON.stringify(name)}: ${attribute} must be absent, empty, "true" or "false"`), { attribute });
+};
+
+/**
  * start installs the module's listeners and returns the handle webmcp.js
  * calls: seen(form) when a form has a toolname, removed() when nodes left
- * the document or a shadow root.
- * @param {{prepare: Function, submit: Function, veil: EventTarget}} runtime
+ * the document or a shadow root. withhold(name, values) hands the engine
+ * the values the answer of a call of tool name must not give the agent,
+ * and rejects when the engine did not take them.
+ * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>}} runtime
  */
-export const start = ({ prepare, submit, veil }) => {
+export const start = ({ prepare, submit, veil, withhold }) => {
   /** @type {Map<HTMLFormElement, {tool: Tool|null, observer: MutationObserver}>} */
   const forms = new Map();
   /** The call waiting for each form's submission. @type {WeakMap<HTMLFormElement, Call>} */
@@ -203,10 +314,18 @@ export const start = ({ prepare, submit, veil }) => {
 
   /** failed reports a form whose tool the engine, or the form's own attributes, refused. */
   const failed = (form, name, error) => {
-    // The name and the message stay out of the console: the form may be
-    // untrusted HTML the page rendered, which chooses both, and agents
-    // read the console.
-    console.warn(`veil: a form's tool was not registered (${error?.name ?? 'Error'}); see the formtoolerror event`);
+    // The message and the attribute's value stay out of the console: the
+    // form may be untrusted HTML the page rendered, which chooses them,
+    // and agents read the console. A bad risk attribute names the form by
+    // its tool name, when that is a valid one (what getTools would list
+    // anyway: letters, digits, _ - and .), and the attribute, which is
+    // one of ours.
+    if (typeof error?.attribute === 'string') {
+      const who = TOOL_NAME.test(name) ? `form tool ${JSON.stringify(name)}` : 'form tool (its name is not a valid tool name)';
+      console.error(`veil: ${who}: ${error.attribute} must be absent, empty, "true" or "false", so the form is not a tool until it is fixed; see the formtoolerror event`);
+    } else {
+      console.warn(`veil: a form's tool was not registered (${error?.name ?? 'Error'}); see the formtoolerror event`);
+    }
     veil.dispatchEvent(new CustomEvent('formtoolerror', { detail: { form, name, error } }));
   };
 
@@ -215,14 +334,32 @@ export const start = ({ prepare, submit, veil }) => {
 
   /**
    * definition reads the tool a form declares now, or null when it
-   * declares none. It throws a TypeError for a tooloutputschema that is
-   * not JSON.
+   * declares none. Its risk attributes set the annotations they name, and
+   * toolrequiresconfirmation _meta's mcp.dev/requiresConfirmation; a form
+   * that an agent's call submits (toolautosubmit) with a new password, a
+   * one-time code or a card's details in it is consequentialHint, unless
+   * it says otherwise with toolconsequentialhint or
+   * toolrequiresconfirmation. It throws a TypeError for a risk attribute
+   * with another value than those flag reads, and for a tooloutputschema
+   * that is not JSON.
    */
   const definition = (form) => {
     const name = form.getAttribute('data-veil-toolname');
     if (name === null || !form.isConnected) return null;
-    const tool = { name, description: form.getAttribute('tooldescription') ?? '', inputSchema: schemaOf(form) };
-    if (form.hasAttribute('toolsensitive')) tool.annotations = { sensitiveHint: true };
+    const autosubmit = form.hasAttribute('toolautosubmit');
+    /** @type {Record<string, any>} */
+    const tool = { name, description: form.getAttribute('tooldescription') ?? '', inputSchema: schemaOf(form), autosubmit };
+    /** @type {Record<string, boolean>} */
+    const annotations = {};
+    if (form.hasAttribute('toolsensitive')) annotations.sensitiveHint = true;
+    for (const [attribute, hint] of Object.entries(HINTS)) {
+      const v = flag(form, name, attribute);
+      if (v !== undefined) annotations[hint] = v;
+    }
+    const confirmation = flag(form, name, CONFIRMATION);
+    if (confirmation !== undefined) tool._meta = { 'mcp.dev/requiresConfirmation': confirmation };
+    else if (autosubmit && annotations.consequentialHint === undefined && [...form.elements].some(asks)) annotations.consequentialHint = true;
+    if (Object.keys(annotations).length) tool.annotations = annotations;
     const out = form.getAttribute('tooloutputschema');
     if (out !== null) {
       try {
@@ -260,12 +397,13 @@ export const start = ({ prepare, submit, veil }) => {
     }
     const name = form.getAttribute('data-veil-toolname') ?? '';
     const controller = new AbortController();
-    const registered = (state.tool = { key, name, controller });
+    const { autosubmit = false, ...def } = tool ?? {};
+    const registered = (state.tool = { key, name, autosubmit, controller });
     // Reported once: the form is tried again when it changes.
     if (error) return failed(form, name, error);
     if (!tool) return;
     try {
-      submit(prepare({ ...tool, execute: (input, options) => execute(form, registered, input, options) }, { signal: controller.signal })).catch(
+      submit(prepare({ ...def, execute: (input, options) => execute(form, registered, input, options) }, { signal: controller.signal })).catch(
         (e) => controller.signal.aborted || failed(form, name, e),
       );
     } catch (e) {
@@ -275,8 +413,9 @@ export const start = ({ prepare, submit, veil }) => {
 
   /**
    * execute runs the form's tool for one call the engine allowed: it fills
-   * the form, then submits it or waits for the user, and resolves with the
-   * submission's answer.
+   * the form, then submits it (when the tool was registered with
+   * toolautosubmit, as the engine decided it) or waits for the user, and
+   * resolves with the submission's answer.
    * @param {HTMLFormElement} form
    * @param {Tool} tool
    * @param {Record<string, any>} input
@@ -284,7 +423,7 @@ export const start = ({ prepare, submit, veil }) => {
    */
   const execute = (form, tool, input, { signal }) => {
     if (forms.get(form)?.tool !== tool || !form.isConnected) throw new DOMException('the form tool is gone', 'AbortError');
-    const auto = form.hasAttribute('toolautosubmit');
+    const auto = tool.autosubmit;
     const button = defaultButton(form);
     if (!auto && !button) {
       console.warn('veil: a form tool has neither toolautosubmit nor a submit button, so no call can finish');
@@ -297,6 +436,8 @@ export const start = ({ prepare, submit, veil }) => {
       const call = {
         form,
         name: tool.name,
+        input,
+        values: new Set(),
         dispatching: false,
         end(ok, v) {
           if (waiting.get(form) !== call) return;
@@ -339,6 +480,31 @@ export const start = ({ prepare, submit, veil }) => {
   };
 
   /**
+   * deliver ends a call with its answer once the engine has the values
+   * of the form the answer must not give the agent (note: those at the
+   * submission and those now), which it withholds from the answer and
+   * from every later output. Should they not be read, or the engine not
+   * take them, the call fails: the agent gets nothing of the answer.
+   * @param {Call} call
+   * @param {any} v
+   */
+  const deliver = (call, v) => {
+    if (waiting.get(call.form) !== call) return;
+    const withheld = () => {
+      // Not the error: it may quote a value.
+      console.warn("veil: the values a form tool's answer must not give the agent could not be withheld, so the answer is withheld whole");
+      call.end(false, new DOMException('the answer was withheld', 'OperationError'));
+    };
+    try {
+      note(call);
+    } catch {
+      return withheld();
+    }
+    if (!call.values.size) return call.end(true, v);
+    withhold(call.name, [...call.values]).then(() => call.end(true, v), withheld);
+  };
+
+  /**
    * answer ends a call once its submit event has been dispatched: with
    * what respondWith was given, with null when the form went ahead with
    * its own submission (as Chromium answers), or with an error when the
@@ -350,11 +516,11 @@ export const start = ({ prepare, submit, veil }) => {
     if (waiting.get(call.form) !== call) return;
     if (call.response) {
       Promise.resolve(call.response.value).then(
-        (v) => call.end(true, v),
+        (v) => deliver(call, v),
         (e) => call.end(false, e),
       );
     } else if (event ? !event.defaultPrevented || call.submitted : call.submitted) {
-      call.end(true, null);
+      deliver(call, null);
     } else {
       console.warn(
         event
@@ -380,6 +546,10 @@ export const start = ({ prepare, submit, veil }) => {
     if (!call || call.event) return null;
     call.event = /** @type {SubmitEvent} */ (e);
     claims.set(e, call);
+    // The values as submitted: the page may change them before it answers.
+    try {
+      note(call);
+    } catch {}
     // The user's submission: the call is answered once the event is over.
     if (!call.dispatching) setTimeout(answer, 0, call);
     return call;
@@ -419,6 +589,11 @@ export const start = ({ prepare, submit, veil }) => {
   const nativeSubmit = HTMLFormElement.prototype.submit;
   HTMLFormElement.prototype.submit = function submit() {
     const call = waiting.get(this);
+    if (call) {
+      try {
+        note(call);
+      } catch {}
+    }
     const r = nativeSubmit.call(this);
     if (call) {
       call.submitted = true;

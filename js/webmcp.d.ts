@@ -495,9 +495,11 @@ declare global {
     /**
      * A <form toolname>'s tool was not registered: the engine refused it
      * (a name taken or not valid, an empty description, a tooloutputschema
-     * that is no valid schema: the errors registerTool rejects with), or
-     * its tooloutputschema is not JSON (TypeError). Nothing of it is
-     * registered; it is tried again when the form changes.
+     * that is no valid schema: the errors registerTool rejects with), its
+     * tooloutputschema is not JSON (TypeError), or a risk attribute
+     * (tooldestructivehint, toolrequiresconfirmation, ...) is neither
+     * empty, "true" nor "false" (a TypeError whose attribute names it).
+     * Nothing of it is registered; it is tried again when the form changes.
      */
     formtoolerror: CustomEvent<{ readonly form: HTMLFormElement; readonly name: string; readonly error: Error }>;
     /** A call was decided, or the user answered: its log entry. */

@@ -1451,6 +1451,18 @@
    * @type {WeakSet<Element>}
    */
   const named = new WeakSet();
+  /**
+   * withhold hands the engine values a form tool's answer must not give
+   * the agent (veil-forms.js): it withholds them from the answers of the
+   * tool's open calls and from every later output. It rejects when the
+   * engine did not take them, and the answer is then withheld whole.
+   */
+  const withhold = async (name, values) => {
+    // Before the op: should the engine be lost, the next knows it cannot scrub what this one held.
+    scrubbing = true;
+    const [h] = await call('scrub', { tool: name }, JSON.stringify(values));
+    if (h.error) throw toError(h.error);
+  };
   /** declare takes a form's toolname out of the browser's reach and hands the form to veil-forms.js. */
   const declare = (form) => {
     const name = form.getAttribute('toolname');
@@ -1460,7 +1472,7 @@
       named.add(form);
     } else if (!named.has(form)) return;
     loadingForms ??= import(here('veil-forms.js')).then(
-      (m) => void (formTools = m.start({ prepare, submit, veil: ns })),
+      (m) => void (formTools = m.start({ prepare, submit, veil: ns, withhold })),
       (e) => console.warn('veil: veil-forms.js did not load, so no form is a tool', e),
     );
     loadingForms.then(() => formTools?.seen(form));

@@ -158,7 +158,7 @@ func specificName(key string) bool {
 
 // newScrubber returns the scrubber of what the view withholds so far:
 // the session's set, and what this view alone removes.
-func (w *walker) newScrubber() *scrubber { return newScrubber(w.set, w.viewOnly) }
+func (w *walker) newScrubber() *scrubber { return newScrubber(w.set, w.viewOnly, w.own) }
 
 // mcpWord reports whether node j, a content item's type or MIME type, is
 // written as MCP writes one: a content type, or a MIME type.

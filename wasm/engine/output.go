@@ -62,7 +62,10 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 			res = Result{Err: t.failure("the runtime could not process the output")}
 		}
 	}()
-	active := e.session.isActive()
+	// A call with values of its own to withhold (Scrub) takes the view's
+	// road, as one that may repeat the session's would.
+	active := e.session.isActive() || c.own != nil
+	mayRepeat := func(data string, isJSON bool) bool { return c.own != nil || e.mayRepeat(data, isJSON) }
 	switch o.Kind {
 	case Empty:
 		return Result{Agent: undefinedResult}
@@ -88,16 +91,16 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 				return Result{Err: t.failure(fmt.Sprintf("the output is larger than %d bytes", e.opts.MaxOutputBytes))}
 			}
 			if tr, err := parseTree(o.Data); err == nil && tr.nodes[0].kind >= kArray && e.judgedAsValue(t, tr) {
-				return e.view(t, tr, Outcome{Kind: Returned, Data: o.Data, Call: o.Call})
+				return e.view(t, tr, Outcome{Kind: Returned, Data: o.Data, Call: o.Call}, c.own)
 			}
 			// Otherwise it is judged as the string it is, whose text may
 			// hold references as JSON (see walker.embedded).
 		}
-		if !t.declaresAny && !mayHaveReference(o.Data, 0) && (!active || !e.mayRepeat(o.Data, false)) {
+		if !t.declaresAny && !mayHaveReference(o.Data, 0) && (!active || !mayRepeat(o.Data, false)) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	case Returned:
-		if !t.declaresAny && !mayHaveReference(o.Data, 1) && !mayHaveReserved(o.Data) && (!active || !e.mayRepeat(o.Data, true)) {
+		if !t.declaresAny && !mayHaveReference(o.Data, 1) && !mayHaveReserved(o.Data) && (!active || !mayRepeat(o.Data, true)) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	default:
@@ -114,7 +117,7 @@ func (e *Engine) Output(name string, o Outcome) (res Result) {
 	if err != nil {
 		return Result{Err: t.failure("the output is not valid JSON")}
 	}
-	r := e.view(t, tr, o)
+	r := e.view(t, tr, o, c.own)
 	if o.Kind == Returned {
 		r.parsed = tr
 	}

@@ -47,6 +47,9 @@ type decided struct {
 	// sensitive are the pointers of the input's x-sensitive values, kept
 	// for the question while the call waits for its resolution.
 	sensitive []string
+	// own are the values the page withholds from this call's output
+	// alone (Scrub): those too short for the session's set.
+	own *scrubSet
 	// deadline is when the page's side of the call has surely ended: its
 	// resolve or execute timed out and the output had time to cross. A
 	// call the page never closes (a glue that failed halfway) is dropped
@@ -402,6 +405,7 @@ type riskCall struct {
 	id   string
 	tool *tool // the registered tool, its sensitiveHint made effective
 	ann  *risk.Annotations
+	own  *scrubSet // decided.own
 }
 
 // startOutput finds the call o belongs to and checks that it was allowed.
@@ -437,7 +441,9 @@ func (e *Engine) startOutput(name string, o Outcome) (riskCall, *Result) {
 		if o.Kind == Refused {
 			return refused(refusal(t.name, "", "refused"))
 		}
-		return e.effective(o.Call, t, c.ann), nil
+		rc := e.effective(o.Call, t, c.ann)
+		rc.own = c.own
+		return rc, nil
 	}
 	outcome := c.state
 	if outcome == "pending" {

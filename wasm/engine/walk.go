@@ -49,7 +49,10 @@ type walker struct {
 	// member names it withholds that are not specific enough for the
 	// session's set (addName), and the labels of references it withholds.
 	viewOnly *scrubSet
-	scrubber *scrubber // for set and viewOnly, once withholdNames has settled it
+	// own is what the page withholds from this call's output alone
+	// (Scrub), whatever its length.
+	own      *scrubSet
+	scrubber *scrubber // for set, viewOnly and own, once withholdNames has settled it
 	// echoed: the view withholds nothing of its own, but a kept string
 	// repeats a value withheld earlier in the session.
 	echoed bool
@@ -107,15 +110,18 @@ func (w *walker) transitions(st *sstate, i int) []transition {
 	return sh.trans
 }
 
-func (e *Engine) view(t *tool, tr *tree, o Outcome) Result {
+// view makes the agent view of output tr of tool t. own, when not nil,
+// holds values the page withholds from this call's output alone (Scrub):
+// they are removed as the session's values are.
+func (e *Engine) view(t *tool, tr *tree, o Outcome, own *scrubSet) Result {
 	// What the view withholds joins the session's set as it goes, and
 	// what it keeps is scrubbed of all the set holds.
 	e.session.mu.Lock()
 	defer e.session.mu.Unlock()
 	defer e.session.settle()
 	e.session.nextView()
-	w := &walker{e: e, t: t, call: o.Call, tr: tr, act: make([]action, len(tr.nodes)), set: &e.session.set, target: 0}
-	sessionHeld := !e.session.set.empty()
+	w := &walker{e: e, t: t, call: o.Call, tr: tr, act: make([]action, len(tr.nodes)), set: &e.session.set, own: own, target: 0}
+	sessionHeld := !e.session.set.empty() || !own.empty()
 	if e.session.full {
 		// Nothing it withholds could be recognised again: it keeps its
 		// own set, and withholds everything.

@@ -192,6 +192,13 @@ type StatsReply struct {
 	ScrubFull    bool `json:"scrubFull"`
 }
 
+// ScrubRequest is the Scrub header.
+type ScrubRequest struct {
+	// Tool names the tool whose open calls' output the values are
+	// withheld from.
+	Tool string `json:"tool"`
+}
+
 // OKReply answers the ops that only succeed or not.
 type OKReply struct {
 	OK bool `json:"ok"`

@@ -80,10 +80,15 @@ const (
 	// Stats reports the engine's memory and what it holds: StatsRequest
 	// -> StatsReply. The host sends it.
 	Stats = "stats"
+	// Scrub withholds values the page knows must not reach the agent
+	// (what the user typed into a form) from the output of a tool's open
+	// calls and from every later output: ScrubRequest; body: the values,
+	// a JSON array of strings -> OKReply (engine.Engine.Scrub).
+	Scrub = "scrub"
 )
 
 // All lists the ops.
-var All = []string{Init, Register, Unregister, Decide, Resolve, Settle, Output, Configure, Decisions, Items, Reveal, Forget, Sweep, Exit, Stats}
+var All = []string{Init, Register, Unregister, Decide, Resolve, Settle, Output, Configure, Decisions, Items, Reveal, Forget, Sweep, Exit, Stats, Scrub}
 
 // Kinds are the ways execute can end, OutputRequest.Kind.
 var Kinds = []engine.OutcomeKind{engine.Returned, engine.Text, engine.Empty, engine.Threw,

@@ -233,6 +233,19 @@ func (s *Server) dispatch(e *engine.Engine, op, header, body string) (string, st
 	case Sweep:
 		e.Sweep()
 		return okReply, ""
+	case Scrub:
+		var r ScrubRequest
+		if err := decode(op, header, &r); err != nil {
+			return errorReply(err), ""
+		}
+		var values []string
+		if err := json.Unmarshal([]byte(body), &values); err != nil {
+			return errorReply(&engine.Error{Name: engine.TypeError, Message: "veil engine: the scrub body is not a JSON array of strings"}), ""
+		}
+		if err := e.Scrub(r.Tool, values); err != nil {
+			return errorReply(err), ""
+		}
+		return okReply, ""
 	case Stats:
 		var r StatsRequest
 		if err := decode(op, header, &r); err != nil {

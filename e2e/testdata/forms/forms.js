@@ -23,6 +23,26 @@
   });
   veil.addEventListener("formtoolerror", (e) => refused.push({ name: e.detail.name, error: e.detail.error.name }));
 
+  /**
+   * What the user types, by form id, into a form an agent's call has
+   * filled and waits on: once the form is active, the user types each
+   * value (an input event for each) and clicks the submit button. Once.
+   */
+  const user = {};
+  new MutationObserver((records) => {
+    for (const { target: form } of records) {
+      const values = user[form.id];
+      if (!values || !form.hasAttribute("data-veil-tool-form-active")) continue;
+      delete user[form.id];
+      for (const [name, value] of Object.entries(values)) {
+        const el = form.elements.namedItem(name);
+        el.value = value;
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+      }
+      setTimeout(() => form.querySelector("[data-veil-tool-submit-active]").click());
+    }
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-veil-tool-form-active"] });
+
   /** settle reports a promise's outcome as data. */
   const settle = (p) =>
     Promise.resolve(p).then(
@@ -34,6 +54,7 @@
     log,
     refused,
     answer,
+    user,
     settle,
     /** tool waits until getTools lists the name, and returns its entry without the window. */
     async tool(name) {

@@ -1,0 +1,168 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// changePasswordForm changes the password the moment an agent's call has
+// filled it (toolautosubmit). It declares no risk, but has a new-password
+// control: the runtime asks the user before an agent submits it.
+const changePasswordForm = `<form id="pwchange" toolname="change_password" tooldescription="Changes the password" toolautosubmit>
+	<input name="current" type="password" autocomplete="current-password">
+	<input name="next" type="password" autocomplete="new-password" required>
+	<button>Change</button>
+</form>`
+
+// askLog makes the page's confirmation handler note each question, as
+// "tool:rule", in window.asked, and answer with window.approve.
+const askLog = `(window.asked = [], window.approve = false,
+	veil.configure({confirm: (r) => (asked.push(r.tool + ":" + r.rule), approve === true)}).then(() => true))`
+
+// submitted counts the submissions of the form with id that the page saw.
+func submitted(tb *tab, id string) int {
+	tb.t.Helper()
+	return eval[int](tb, `forms.log.filter((l) => l.startsWith("submit:`+id+`:")).length`)
+}
+
+// TestFormsAskBeforeChangingThePassword (issue 20, item 4): an agent's
+// call of an autosubmit form with a new-password control is put to the
+// user first, on every agent path; declined, the form is not submitted
+// and the agent hears which rule asked; approved, it is.
+func TestFormsAskBeforeChangingThePassword(t *testing.T) {
+	for _, b := range formBrowsers {
+		for _, mode := range engineModes {
+			t.Run(b.name+"/"+mode, func(t *testing.T) {
+				tb := openForms(t, b.b(), mode)
+				eval[bool](tb, askLog)
+				eval[bool](tb, `forms.add(`+js(changePasswordForm)+`)`)
+				eval[bool](tb, `(forms.answer.pwchange = {respond: "changed"}, true)`)
+				eval[bool](tb, `(document.querySelector("#pwchange").elements.current.value = "0ld-Pa55word!", true)`)
+				tool := eval[map[string]any](tb, `forms.tool("change_password")`)
+				assert.Equal(t, map[string]any{"consequentialHint": true}, tool["annotations"], "the hint the form's controls imply")
+
+				asked := 0
+				for _, path := range formPaths(tb, b.name == "native") {
+					eval[bool](tb, `(approve = false, true)`)
+					view := agentCall(tb, path, "change_password", `{"next":"N3w-pa55word-x"}`)
+					asked++
+					assert.Len(t, eval[[]string](tb, `asked`), asked, "%s: the user was asked", path)
+					assert.Contains(t, view, "declined", "%s: the agent hears the user declined", path)
+					assert.Contains(t, view, "consequential", "%s: and which rule asked", path)
+					assert.Zero(t, submitted(tb, "pwchange"), "%s: a declined call submits nothing", path)
+
+					eval[bool](tb, `(approve = true, true)`)
+					assert.Equal(t, "changed", agentCall(tb, path, "change_password", `{"next":"N3w-pa55word-y"}`), path)
+					asked++
+					assert.Equal(t, 1, submitted(tb, "pwchange"), "%s: approved, the form is submitted", path)
+					eval[bool](tb, `(forms.log.length = 0, true)`)
+				}
+				assert.Equal(t, "change_password:consequential", eval[string](tb, `asked[0]`))
+			})
+		}
+	}
+}
+
+// TestFormsRiskAttributes (issue 20, item 4): a form declares its risk with
+// attributes named after the annotations they set; the engine decides its
+// calls by them as by an imperative tool's. A form that says so is not
+// asked about however sensitive its controls, and one without
+// toolautosubmit is not asked about on their account (the user submits
+// it). A bad value is a clear console error naming the form and the
+// attribute, and the form is no tool at all until it is fixed.
+func TestFormsRiskAttributes(t *testing.T) {
+	const forms = `
+	<form id="quiet" toolname="change_password_quietly" tooldescription="d" toolautosubmit toolconsequentialhint="false">
+		<input name="next" type="password" autocomplete="new-password"></form>
+	<form id="noask" toolname="rotate_code" tooldescription="d" toolautosubmit toolrequiresconfirmation="false">
+		<input name="code" autocomplete="one-time-code"><input name="label"></form>
+	<form id="del" toolname="delete_account" tooldescription="d" toolautosubmit tooldestructivehint><input name="why"></form>
+	<form id="orders" toolname="search_orders" tooldescription="d" toolautosubmit toolreadonlyhint toolidempotenthint="TRUE"
+		toolopenworldhint="false" tooluntrustedcontenthint="true"><input name="q"></form>
+	<form id="pay" toolname="pay" tooldescription="d"><input name="card" autocomplete="cc-number"><input name="cvc" autocomplete="cc-csc"><button>Pay</button></form>
+	<form id="ask" toolname="send_invoice" tooldescription="d" toolautosubmit toolrequiresconfirmation><input name="to"></form>`
+	for _, mode := range engineModes {
+		t.Run(mode, func(t *testing.T) {
+			tb := openForms(t, plain, mode)
+			tb.allowConsole(`^veil: form tool `)
+			eval[bool](tb, askLog)
+			eval[bool](tb, `forms.add(`+js(forms)+`)`)
+			for _, id := range []string{"quiet", "noask", "del", "orders", "ask"} {
+				eval[bool](tb, `(forms.answer.`+id+` = {respond: "done"}, true)`)
+			}
+			tests := []struct {
+				name, input string
+				annotations map[string]any
+				meta        map[string]any
+				asks        bool
+			}{
+				{"change_password_quietly", `{"next":"N3w-pa55word-z"}`, map[string]any{"consequentialHint": false}, nil, false},
+				{"rotate_code", `{"label":"x"}`, nil, map[string]any{"mcp.dev/requiresConfirmation": false}, false},
+				{"delete_account", `{"why":"x"}`, map[string]any{"destructiveHint": true}, nil, true},
+				{"send_invoice", `{"to":"x"}`, nil, map[string]any{"mcp.dev/requiresConfirmation": true}, true},
+				// untrustedContentHint: the answer is spotlighted.
+				{"search_orders", `{"q":"x"}`, map[string]any{"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false, "untrustedContentHint": true}, nil, false},
+			}
+			for _, tt := range tests {
+				tool := eval[map[string]any](tb, `forms.tool(`+js(tt.name)+`)`)
+				if tt.annotations == nil {
+					assert.Empty(t, tool["annotations"], tt.name)
+				} else {
+					assert.Equal(t, tt.annotations, tool["annotations"], tt.name)
+				}
+				if tt.meta == nil {
+					assert.Nil(t, tool["_meta"], tt.name)
+				} else {
+					assert.Equal(t, tt.meta, tool["_meta"], tt.name)
+				}
+				before := len(eval[[]string](tb, `asked`))
+				eval[bool](tb, `(approve = true, true)`)
+				view := agentCall(tb, "document.modelContext.executeTool", tt.name, tt.input)
+				if tt.annotations["untrustedContentHint"] == true {
+					assert.Contains(t, view, `\ndone\n`, tt.name)
+					assert.Contains(t, view, "comes from an untrusted source", tt.name)
+				} else {
+					assert.Equal(t, "done", view, tt.name)
+				}
+				assert.Equal(t, tt.asks, len(eval[[]string](tb, `asked`)) > before, "%s: asked", tt.name)
+			}
+			pay := eval[map[string]any](tb, `forms.tool("pay")`)
+			assert.Empty(t, pay["annotations"], "without toolautosubmit the user's submission is the question")
+			props, _ := pay["inputSchema"].(map[string]any)["properties"].(map[string]any)
+			assert.Equal(t, []string{"card", "cvc"}, keys(props), "card controls stay parameters")
+
+			// Bad values: no tool, and a console error that names the form and the attribute.
+			eval[bool](tb, `forms.add(`+js(`
+				<form id="bad1" toolname="bad_hint" tooldescription="d" tooldestructivehint="yes"><input name="a"></form>
+				<form id="bad2" toolname="bad name!" tooldescription="d" toolrequiresconfirmation="0"><input name="a"></form>`)+`)`)
+			tb.poll(`forms.refused.length >= 2`)
+			assert.ElementsMatch(t, []map[string]string{
+				{"name": "bad_hint", "error": "TypeError"},
+				{"name": "bad name!", "error": "TypeError"},
+			}, eval[[]map[string]string](tb, `forms.refused`))
+			console := strings.Join(tb.consoleTexts(), "\n")
+			assert.Regexp(t, `form tool "bad_hint": tooldestructivehint`, console)
+			assert.Regexp(t, `toolrequiresconfirmation`, console)
+			assert.NotContains(t, console, "bad name!", "a name that is no tool name stays out of the console")
+			assert.NotContains(t, console, `"yes"`, "the bad value stays out of the console")
+
+			// A tool whose attribute goes bad is unregistered, not left half-way.
+			eval[bool](tb, `(document.querySelector("#orders").setAttribute("toolreadonlyhint", "maybe"), true)`)
+			assert.True(t, eval[bool](tb, `forms.gone("search_orders")`), "unregistered")
+			tb.poll(`forms.refused.length >= 3`)
+			assert.Equal(t, map[string]string{"name": "search_orders", "error": "TypeError"}, eval[map[string]string](tb, `forms.refused[2]`))
+
+			// Fixed, they register.
+			eval[bool](tb, `(document.querySelector("#bad1").setAttribute("tooldestructivehint", "true"),
+				document.querySelector("#orders").setAttribute("toolreadonlyhint", ""), true)`)
+			fixed := eval[map[string]any](tb, `forms.tool("bad_hint")`)
+			assert.Equal(t, map[string]any{"destructiveHint": true}, fixed["annotations"])
+			require.NotNil(t, eval[map[string]any](tb, `forms.tool("search_orders")`))
+			assert.Len(t, eval[[]string](tb, `asked`), 2, fmt.Sprintf("asked: %v", eval[[]string](tb, `asked`)))
+		})
+	}
+}
