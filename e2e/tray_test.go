@@ -313,6 +313,16 @@ func (d *demoTab) makeKey(name string, ttl int) string {
 	return strings.TrimPrefix(redeemURL, d.origin)
 }
 
+// setWindowState minimizes the tab's window, which hides the page, or
+// restores it.
+func (d *demoTab) setWindowState(state cdpbrowser.WindowState) {
+	d.t.Helper()
+	w, err := chromedp.CallBrowser(d.ctx, cdpbrowser.GetWindowForTarget, cdpbrowser.GetWindowForTargetParams{TargetID: chromedp.FromContext(d.ctx).Target.TargetID})
+	require.NoError(d.t, err, "Browser.getWindowForTarget")
+	_, err = chromedp.CallBrowser(d.ctx, cdpbrowser.SetWindowBounds, cdpbrowser.SetWindowBoundsParams{WindowID: w.WindowID, Bounds: &cdpbrowser.Bounds{WindowState: state}})
+	require.NoError(d.t, err, "Browser.setWindowBounds %s", state)
+}
+
 // clipboardText reads the clipboard in the page.
 func (d *demoTab) clipboardText() string {
 	d.t.Helper()
@@ -391,7 +401,7 @@ func TestTrayCopy(t *testing.T) {
 // TestTrayKeepsRevealedSecret reveals a one-time API key and checks that
 // the tray keeps it until the user throws it away: auto-hide masks it, the
 // engine letting it go does not drop it, Hide masks it and asks, "Keep it"
-// keeps it, and only "Hide for good" spends it. The server hands it out
+// keeps it, a hidden tab masks it, and only "Hide for good" spends it. The server hands it out
 // once and is asked once.
 func TestTrayKeepsRevealedSecret(t *testing.T) {
 	eachBrowserMode(t, func(t *testing.T, b *browser, mode string) {
@@ -441,6 +451,16 @@ func TestTrayKeepsRevealedSecret(t *testing.T) {
 		assert.True(t, r.Masked, "kept, masked")
 		d.press("kept-key", "Show")
 		assert.Equal(t, key, d.waitRow("kept-key", rowShown).Shown, "kept")
+
+		// The tab hidden (its window minimized) masks it as well.
+		d.setWindowState(cdpbrowser.WindowStateMinimized)
+		d.poll(`document.hidden`)
+		r = d.waitRow("kept-key", rowMasked)
+		assert.NotContains(t, r.HTML, key, "the key, the tab hidden")
+		d.setWindowState(cdpbrowser.WindowStateNormal)
+		d.poll(`!document.hidden`)
+		d.press("kept-key", "Show")
+		assert.Equal(t, key, d.waitRow("kept-key", rowShown).Shown, "the key, the tab visible again")
 
 		// "Hide for good" spends it.
 		d.press("kept-key", "Hide")
