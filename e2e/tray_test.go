@@ -293,6 +293,13 @@ func (d *demoTab) waitRow(label, cond string) trayRow {
 	return d.row(label)
 }
 
+// waitRowWithin waits as waitRow does, for at most timeout.
+func (d *demoTab) waitRowWithin(label, cond string, timeout time.Duration) trayRow {
+	d.t.Helper()
+	d.pollWithin(`((li) => !!li && (`+cond+`))(`+trayItem(label)+`)`, timeout)
+	return d.row(label)
+}
+
 // Conditions for waitRow.
 const (
 	rowShown   = `!li.querySelector(".value").hidden && li.querySelector(".value code").textContent !== ""`
@@ -409,7 +416,7 @@ func TestTrayKeepsRevealedSecret(t *testing.T) {
 		d := openTray(t, s, b, mode, "", true)
 		keyPath := d.makeKey("kept-key", 300)
 		// Long enough for a busy machine to see the key shown, short enough to wait for.
-		eval[chromedp.Void](d.tab, `document.querySelector("veil-secrets").setAttribute("hide-after", "4")`)
+		eval[chromedp.Void](d.tab, `document.querySelector("veil-secrets").setAttribute("hide-after", "6")`)
 
 		d.press("kept-key", "Reveal")
 		r := d.waitRow("kept-key", rowShown)
@@ -419,7 +426,7 @@ func TestTrayKeepsRevealedSecret(t *testing.T) {
 		assert.Equal(t, 1, s.redeemed(keyPath))
 
 		// Auto-hide masks it: off the screen and out of the markup, not gone.
-		r = d.waitRow("kept-key", rowMasked)
+		r = d.waitRowWithin("kept-key", rowMasked, trayLoadTimeout)
 		assert.Equal(t, "Show", r.Primary, "after auto-hide")
 		assert.NotContains(t, r.HTML, key, "the masked key is not in the tray's markup")
 		assert.Empty(t, r.Disabled)
