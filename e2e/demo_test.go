@@ -302,11 +302,16 @@ func TestDemoAPIKey(t *testing.T) {
 	redeems := d.waitAnswers(s.URL+redeemURL, 1)
 	assert.Equal(t, int64(200), redeems[0].status, "the first redemption")
 
-	// A second reveal is refused: the server hands a key out once.
-	d.clickTray("ci-deploy", "Hide")
-	d.clickTray("ci-deploy", "Reveal")
-	msg := d.trayMessage("ci-deploy")
-	assert.Contains(t, msg, "already revealed", "the tray's message")
+	// The server hands a key out once, so the tray keeps it until the user
+	// hides it for good; then it is spent, and a second redemption is
+	// refused.
+	d.press("ci-deploy", "Hide")
+	d.waitRow("ci-deploy", rowAsking)
+	d.press("ci-deploy", "Hide for good")
+	r := d.waitRow("ci-deploy", rowState)
+	assert.Equal(t, "Spent", r.State, "the key, hidden for good")
+	assert.ElementsMatch(t, []string{"Reveal", "Copy"}, r.Disabled, "a spent key's disabled buttons")
+	assert.Equal(t, 410, eval[int](d.tab, `fetch(`+js(redeemURL)+`).then((r) => r.status)`), "a second redemption")
 	redeems = d.waitAnswers(s.URL+redeemURL, 2)
 	assert.Equal(t, int64(410), redeems[1].status, "the second redemption")
 
@@ -355,10 +360,14 @@ func TestDemoRevealExpired(t *testing.T) {
 	_, redeemURL := d.issuedReference()
 	d.waitTrayItem("short-lived")
 	d.poll(`veil.items().then((items) => items.some((i) => i.label.includes("short-lived") && typeof i.redeemBy === "number" && i.redeemBy < Date.now()))`)
-	d.clickTray("short-lived", "Reveal")
-	assert.Contains(t, d.trayMessage("short-lived"), "expired", "the tray's message")
-	redeems := d.waitAnswers(s.URL+redeemURL, 1)
-	assert.Equal(t, int64(410), redeems[0].status, "the redemption of an expired secret")
+	// The tray marks it without asking the server, which would refuse it.
+	r := d.waitRow("short-lived", rowState)
+	assert.Equal(t, "Expired", r.State, "the key past its redeemBy")
+	assert.Contains(t, r.Message, "time ran out", "the tray's message")
+	assert.ElementsMatch(t, []string{"Reveal", "Copy"}, r.Disabled, "an expired key's disabled buttons")
+	d.flushConsole()
+	assert.Empty(t, d.net.log(s.URL+redeemURL), "the tray asked for an expired key")
+	assert.Equal(t, 410, eval[int](d.tab, `fetch(`+js(redeemURL)+`).then((r) => r.status)`), "the server's answer for it")
 }
 
 // TestDemoFirstClick does what a visitor does first: open the demo and click

@@ -8,15 +8,20 @@
 //
 // Reveal shows a value until hide-after seconds pass (default 30), the
 // user hides it, or the tab is hidden. Copy puts a value on the clipboard
-// without showing it. Revealing needs a click or a key press, as
-// veil.reveal does; a secret_reference can be redeemed only once. Each
+// without showing it; when the browser refuses the clipboard, a value the
+// tray fetched is shown instead, for the user to copy by hand. Revealing
+// needs a click or a key press, as veil.reveal does. A secret_reference is
+// redeemed only once, so the tray keeps what it redeemed: hiding masks it
+// (Show brings it back) until the user confirms hiding it for good. Spent
+// and expired items say so, and their Reveal and Copy are disabled. Each
 // call shows its first five items, then "Show more".
 //
 // Theming: CSS custom properties on the element or above it,
 //   --veil-accent, --veil-accent-text, --veil-surface, --veil-border,
 //   --veil-muted, --veil-danger, --veil-radius, --veil-font, --veil-mono;
 // and the parts tray, title, count, empty, calls, call, tool, item,
-// label, value, value-text, button, message, status. Slots: title, empty.
+// label, state, value, value-text, mask, button, message, confirm, status.
+// Slots: title, empty.
 /// <reference path="./webmcp.d.ts" />
 'use strict';
 (() => {
@@ -45,7 +50,7 @@ ol,ul{list-style:none;margin:0;padding:0}
 .info{flex:1 1 9em;min-width:0;display:flex;flex-direction:column}
 .label{font-weight:600;overflow-wrap:anywhere}
 .meta{color:var(--m);font-size:.8em}
-.actions{display:flex;gap:.35em}
+.actions,.choices{display:flex;gap:.35em}
 button.quiet{border-color:transparent;color:var(--m)}
 button{font:inherit;font-size:.85em;line-height:1.2;padding:.35em .75em;border-radius:calc(var(--r)*.6);
 border:1px solid var(--b);background:transparent;color:inherit;cursor:pointer}
@@ -53,13 +58,24 @@ button:hover{border-color:var(--a)}
 button:focus-visible{outline:2px solid var(--a);outline-offset:2px}
 button.primary{background:var(--a);border-color:var(--a);color:var(--at)}
 button:disabled{opacity:.55;cursor:progress}
+button.danger{background:var(--d);border-color:var(--d);color:#fff}
+.done button:disabled{cursor:not-allowed}
+.state{align-self:flex-start;margin-top:.2em;padding:0 .45em;border:1px solid var(--b);border-radius:999px;font-size:.75em;color:var(--m)}
 .value{margin:.5em 0 0;position:relative;border-radius:calc(var(--r)*.6);background:color-mix(in srgb,var(--a) 8%,transparent);
 border:1px solid color-mix(in srgb,var(--a) 35%,transparent);overflow:hidden}
 code{display:block;padding:.5em .7em .6em;font-family:var(--veil-mono,ui-monospace,monospace);font-size:.9em;
 white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
+.mask{display:block;width:100%;text-align:left;border:0;border-radius:0;padding:.5em .7em .6em;color:var(--m)}
+.mask span[aria-hidden]{font-family:var(--veil-mono,ui-monospace,monospace);letter-spacing:.1em;margin-right:.6em}
+.ask{margin:.5em 0 0;padding:.6em .7em;border:1px solid var(--d);border-radius:calc(var(--r)*.6)}
+.ask p{margin:0 0 .5em;font-size:.9em}
 .bar{position:absolute;left:0;bottom:0;height:3px;width:100%;background:var(--a);transform-origin:left;animation:t var(--t,30s) linear forwards}
 @keyframes t{to{transform:scaleX(0)}}
-@media (prefers-reduced-motion:reduce){.bar{animation:none}}
+@media (prefers-reduced-motion:reduce){.mask{display:block;width:100%;text-align:left;border:0;border-radius:0;padding:.5em .7em .6em;color:var(--m)}
+.mask span[aria-hidden]{font-family:var(--veil-mono,ui-monospace,monospace);letter-spacing:.1em;margin-right:.6em}
+.ask{margin:.5em 0 0;padding:.6em .7em;border:1px solid var(--d);border-radius:calc(var(--r)*.6)}
+.ask p{margin:0 0 .5em;font-size:.9em}
+.bar{animation:none}}
 .msg{margin:.4em 0 0;font-size:.85em;color:var(--m)}
 .msg.bad{color:var(--d)}
 .more{margin:.5em .8em .7em}
@@ -95,6 +111,54 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
   /** How many items of a call show before "Show more". */
   const PAGE = 5;
 
+  /** What an item that can no longer be revealed says it is, by state. */
+  const STATES = { spent: 'Spent', expired: 'Expired', gone: 'Gone' };
+  const ACTIVATION = 'This needs a click or a key press.';
+  const KEPT = 'Shown once: the server will not hand it out again. It stays here until you hide it for good.';
+  const MASKED = 'Masked. Show brings it back; it stays here until you hide it for good.';
+
+  /** active says whether the user just clicked or pressed a key, as veil.reveal asks. */
+  const active = () => !!navigator.userActivation?.isActive;
+
+  /**
+   * clipboardAccess is what the browser says of writing to the clipboard:
+   * "granted", "denied", "prompt", or "unknown" where it can't be asked
+   * (Firefox and Safari know no clipboard-write permission).
+   * @returns {Promise<string>}
+   */
+  const clipboardAccess = async () => {
+    try {
+      return (await navigator.permissions.query({ name: /** @type {PermissionName} */ ('clipboard-write') })).state;
+    } catch {
+      return 'unknown';
+    }
+  };
+
+  /**
+   * write puts text that is still to come on the clipboard, and resolves
+   * with whether the browser took it. Call it within the click: Safari lets
+   * a page write only there, and a ClipboardItem takes the text as a
+   * promise, so the write can start before the value has arrived.
+   * @param {Promise<string>} text
+   * @returns {Promise<boolean>}
+   */
+  const write = (text) => {
+    let done;
+    try {
+      const blob = text.then((t) => new Blob([t], { type: 'text/plain' }));
+      // The write reports a value that never came; this promise need not.
+      blob.catch(() => {});
+      done = navigator.clipboard.write([new ClipboardItem({ 'text/plain': blob })]);
+    } catch {
+      // No ClipboardItem, or one that takes no promise: write the text once it is here.
+      done = text.then((t) => navigator.clipboard.writeText(t));
+    }
+    return done.then(
+      () => true,
+      () => false,
+    );
+  };
+
   class VeilSecrets extends HTMLElement {
     #root = this.attachShadow({ mode: 'open' });
     #list;
@@ -107,6 +171,8 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     /** @type {Map<string, number>} callId -> order of arrival, for calls heard of by a held event */
     #arrived = new Map();
     #seq = 0;
+    /** For the ids of the rows' questions. */
+    #ids = 0;
     /** @type {HTMLElement|null} */
     #next = null;
     #syncing = null;
@@ -160,14 +226,14 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       v.addEventListener('enginelost', () => this.#engineLost(), { signal });
       v.addEventListener('forgotten', () => this.#sync(), { signal });
       // A revealed value does not stay on a screen nobody is looking at.
-      document.addEventListener('visibilitychange', () => document.hidden && this.#hideAll(), { signal });
+      document.addEventListener('visibilitychange', () => document.hidden && this.#concealAll(), { signal });
       this.#sync();
     }
 
     disconnectedCallback() {
       this.#off.abort();
       clearTimeout(this.#expiry);
-      this.#hideAll();
+      this.#concealAll();
     }
 
     get #hideAfter() {
@@ -189,8 +255,13 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     }
 
     #engineLost() {
+      // A one-time secret the tray keeps, or one already spent, was not lost with the engine.
       let n = 0;
-      for (const g of this.#groups.values()) n += g.items?.length ?? 0;
+      for (const g of this.#groups.values())
+        for (const it of g.items ?? []) {
+          const row = g.rows.get(it.handle);
+          if (!row || (row.state === 'ready' && !(row.once && row.v !== null))) n++;
+        }
       if (n) {
         this.#lost.textContent = `${n === 1 ? '1 withheld value was' : `${n} withheld values were`} lost when Veil's engine stopped; ${n === 1 ? 'it' : 'they'} can no longer be revealed.`;
         this.#lost.hidden = false;
@@ -199,8 +270,17 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     }
 
     #render(items) {
+      // A one-time secret the tray redeemed stays until the user hides it for
+      // good, even once the engine no longer holds it (it expired there, was
+      // forgotten by the page, or the engine was lost): the server will not
+      // hand it out again.
+      const held = new Set(items.map((i) => i.handle));
+      const kept = [];
+      for (const g of this.#groups.values())
+        for (const row of g.rows.values()) if (row.once && row.v !== null && !held.has(row.item.handle)) kept.push(row.item);
+      const all = [...items, ...kept];
       const byCall = new Map();
-      for (const it of items) {
+      for (const it of all) {
         if (!byCall.has(it.callId)) byCall.set(it.callId, []);
         byCall.get(it.callId).push(it);
       }
@@ -218,13 +298,13 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       groups.forEach((g, i) => this.#list.children[i] !== g.li && this.#list.insertBefore(g.li, this.#list.children[i] ?? null));
       if (focused && !focused.isConnected) (this.#next?.isConnected ? this.#next : this.#root.getElementById('title')).focus();
       this.#next = null;
-      this.#empty.hidden = items.length > 0;
-      this.#count.textContent = items.length ? `${items.length}` : '';
+      this.#empty.hidden = all.length > 0;
+      this.#count.textContent = all.length ? `${all.length}` : '';
+      // Look again when the engine lets an item go, or a reference's server does.
       clearTimeout(this.#expiry);
-      if (items.length) {
-        const next = Math.min(...items.map((i) => i.expires));
-        this.#expiry = setTimeout(() => this.#sync(), Math.min(Math.max(next - Date.now(), 0) + 50, 2 ** 31 - 1));
-      }
+      const now = Date.now();
+      const next = Math.min(...items.flatMap((i) => [i.expires, ...(i.redeemBy > now ? [i.redeemBy] : [])]));
+      if (items.length) this.#expiry = setTimeout(() => this.#sync(), Math.min(Math.max(next - now, 0) + 50, 2 ** 31 - 1));
     }
 
     #group(first, seq) {
@@ -258,6 +338,10 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
         let row = g.rows.get(it.handle);
         if (!row) g.rows.set(it.handle, (row = this.#row(it, g)));
         if (g.ul.children[i] !== row.li) g.ul.insertBefore(row.li, g.ul.children[i] ?? null);
+        // Past its redeemBy, the server answers 410 to any Reveal; one on its
+        // way says for itself how it went.
+        if (row.once && row.state === 'ready' && row.v === null && !row.pending && it.redeemBy <= Date.now())
+          this.#done(row, 'expired', 'Its time ran out: the server no longer hands it out.');
       });
       const left = g.items.length - shown.length;
       g.more.hidden = left <= 0;
@@ -270,7 +354,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     }
 
     #dropRow(g, handle, row) {
-      this.#hide(row);
+      this.#discard(row);
       row.li.remove();
       g.rows.delete(handle);
     }
@@ -278,23 +362,56 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     #row(item, g) {
       const name = nameOf(item);
       const once = item.kind === 'reference';
+      const sr = () => el('span', { class: 'sr', text: ` ${name}` });
       const code = el('code', { part: 'value-text' });
-      const value = el('div', { class: 'value', part: 'value', hidden: '' }, code);
+      const mask = el(
+        'button',
+        { class: 'mask', part: 'mask', hidden: '' },
+        el('span', { 'aria-hidden': 'true', text: '••••••••' }),
+        'Show again',
+        sr(),
+      );
+      const value = el('div', { class: 'value', part: 'value', hidden: '' }, code, mask);
       const msg = el('p', { class: 'msg', part: 'message', hidden: '' });
-      const button = (text, cls) => el('button', { part: 'button', class: cls }, text, el('span', { class: 'sr', text: ` ${name}` }));
+      const button = (text, cls) => el('button', { part: 'button', class: cls }, text, sr());
       const reveal = button('Reveal', 'primary');
       const copy = button('Copy');
       const forget = button('Forget', 'quiet');
+      const state = el('span', { class: 'state', part: 'state', hidden: '' });
+      const question = el('p', { id: `ask-${++this.#ids}` });
+      const yes = button('Hide for good', 'danger');
+      const no = button('Keep it');
+      const ask = el(
+        'div',
+        { class: 'ask', part: 'confirm', role: 'group', 'aria-labelledby': question.id, hidden: '' },
+        question,
+        el('div', { class: 'choices' }, yes, no),
+      );
       const until = item.expires === g.exp ? '' : ` · until ${time(item.expires)}`;
       const row = {
         item,
         name,
         once,
         code,
+        mask,
         value,
         msg,
         reveal,
+        copy,
+        forget,
+        state: 'ready',
+        stateEl: state,
+        ask,
+        question,
+        yes,
+        no,
+        /** The value, while shown, and a redeemed one-time secret's until the user hides it for good. */
         v: null,
+        shown: false,
+        /** Whether a Reveal or Copy waits for the value. */
+        pending: false,
+        /** What the open question is about: "hide" or "forget". */
+        asking: '',
         timer: 0,
         li: el(
           'li',
@@ -308,44 +425,129 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
               el('span', { class: 'label', part: 'label', text: name }),
               el('span', { class: 'meta', text: (once ? 'one-time secret' : 'value') + until }),
             ),
+            state,
             el('div', { class: 'actions' }, reveal, copy, forget),
           ),
           value,
           msg,
+          ask,
         ),
       };
       reveal.setAttribute('aria-expanded', 'false');
-      reveal.onclick = () => (row.v === null ? this.#reveal(row, reveal) : (this.#hide(row), reveal.focus()));
-      copy.onclick = () => this.#copy(row, copy);
-      forget.onclick = () => {
-        // Where focus goes once the row is gone: the next item, else the previous one.
-        const call = row.li.closest('.call');
-        const near =
-          row.li.nextElementSibling ?? row.li.previousElementSibling ?? call?.nextElementSibling ?? call?.previousElementSibling;
-        this.#next = near?.querySelector('button') ?? null;
-        veil.forget(item.handle).then(() => this.#say(`${name} forgotten.`));
+      reveal.onclick = () => this.#primary(row);
+      mask.onclick = () => this.#unmask(row);
+      copy.onclick = () => this.#copy(row);
+      forget.onclick = () => (row.once && row.v !== null ? this.#ask(row, 'forget') : this.#forget(row));
+      yes.onclick = (e) => {
+        // Only the user's own click or key press throws a secret away, never a script's.
+        if (!e.isTrusted) return;
+        this.#close(row);
+        if (row.asking === 'forget') return this.#forget(row);
+        this.#discard(row);
+        this.#done(row, 'spent', 'Hidden for good. The server will not hand it out again.');
+        row.forget.focus();
+        this.#say(`${name} hidden for good.`);
       };
+      no.onclick = () => (this.#close(row), reveal.focus());
+      ask.onkeydown = (e) => e.key === 'Escape' && (e.stopPropagation(), no.click());
       return row;
     }
 
+    /** primary is the Reveal button: Reveal, Hide, or Show for a secret the tray keeps masked. */
+    #primary(row) {
+      if (row.v === null) return this.#reveal(row);
+      if (!row.shown) return this.#unmask(row);
+      if (!row.once) return this.#discard(row), this.#note(row, ''), row.reveal.focus();
+      // Off the screen at once; gone only once the user says so.
+      this.#conceal(row);
+      this.#ask(row, 'hide');
+    }
+
+    /**
+     * busy disables Reveal and Copy while a value is on its way: a second
+     * redemption of a one-time secret would only be refused.
+     */
+    #busy(row, on) {
+      row.pending = on;
+      row.reveal.disabled = row.copy.disabled = on || row.state !== 'ready';
+    }
+
     /** get asks the runtime for a row's value, keeping the click's activation. */
-    async #get(row, button) {
-      if (row.v !== null) return { ok: true, value: row.v };
+    async #get(row) {
       const r = veil.reveal(row.item.handle);
-      button.disabled = true;
+      this.#busy(row, true);
       try {
         return await r;
       } finally {
-        button.disabled = false;
+        this.#busy(row, false);
       }
     }
 
-    async #reveal(row, button) {
-      const r = await this.#get(row, button);
-      if (!r.ok) return this.#fail(row, r.message);
+    async #reveal(row) {
+      const r = await this.#get(row);
+      if (!r.ok) return this.#refused(row, r);
+      const s = this.#show(row, r.value);
+      this.#note(row, row.once ? KEPT : '');
+      this.#say(`${row.name} revealed. It ${row.once ? 'is masked' : 'hides'} again in ${s} seconds.`);
+    }
+
+    /**
+     * copy puts an item's value on the clipboard without showing it. The
+     * write starts within the click, and the value is fetched only when the
+     * browser has not said it refuses the clipboard: a one-time secret is
+     * never spent on a copy that cannot happen. When the write fails after
+     * all, the value is shown for the user to copy by hand, never dropped.
+     */
+    async #copy(row) {
+      if (!active()) return this.#fail(row, ACTIVATION);
+      if (row.v !== null) return this.#copied(row, row.v, await write(Promise.resolve(row.v)));
+      const got = (async () =>
+        (await clipboardAccess()) === 'denied'
+          ? {
+              ok: false,
+              reason: 'clipboard',
+              message: `The browser does not let this page use the clipboard, so ${row.once ? 'the secret' : 'the value'} was not fetched. Reveal it to copy it by hand.`,
+            }
+          : veil.reveal(row.item.handle))();
+      const written = write(got.then((r) => (r.ok ? r.value : Promise.reject(new Error(r.reason)))));
+      this.#busy(row, true);
+      const [r, ok] = await Promise.all([got, written]);
+      this.#busy(row, false);
+      if (!r.ok) return r.reason === 'clipboard' ? this.#fail(row, r.message) : this.#refused(row, r);
+      this.#copied(row, r.value, ok);
+    }
+
+    /**
+     * copied says how a copy went. A one-time secret the tray redeemed stays:
+     * masked once copied, shown when the browser refused it.
+     */
+    #copied(row, value, ok) {
+      if (!ok) {
+        this.#show(row, value);
+        const kept = row.once ? ' It stays here until you hide it for good.' : '';
+        return this.#fail(row, `The browser did not let the page copy it: copy it by hand.${kept}`);
+      }
+      if (row.once && row.v === null) (row.v = value), this.#mask(row);
+      const kept = `The server will not hand it out again; it stays here${row.shown ? '' : ', masked,'} until you hide it for good.`;
+      this.#note(row, row.once ? `Copied. ${kept}` : 'Copied to the clipboard.');
+      this.#say(`${row.name} copied to the clipboard.`);
+    }
+
+    /** refused says why a value did not come; an item the server or engine will never give marks its state. */
+    #refused(row, r) {
+      this.#fail(row, r.message);
+      if (r.reason === 'gone') this.#done(row, row.item.redeemBy <= Date.now() ? 'expired' : 'spent');
+      else if (r.reason === 'notfound') this.#done(row, 'gone');
+    }
+
+    /** show puts a value on the screen for hide-after seconds, and returns them. */
+    #show(row, value) {
       const s = this.#hideAfter;
-      row.v = r.value;
-      row.code.textContent = r.value;
+      row.v = value;
+      row.shown = true;
+      row.code.textContent = value;
+      row.code.hidden = false;
+      row.mask.hidden = true;
       row.value.style.setProperty('--t', `${s}s`);
       row.value.querySelector('.bar')?.remove();
       row.value.append(el('div', { class: 'bar' }));
@@ -353,37 +555,101 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       row.reveal.firstChild.data = 'Hide';
       row.reveal.setAttribute('aria-expanded', 'true');
       clearTimeout(row.timer);
-      row.timer = setTimeout(() => this.#hide(row), s * 1000);
-      this.#note(row, row.once ? 'Shown once: copy it now. It cannot be revealed again.' : '');
-      this.#say(`${row.name} revealed. It hides again in ${s} seconds.`);
+      row.timer = setTimeout(() => this.#conceal(row), s * 1000);
+      return s;
     }
 
-    async #copy(row, button) {
-      const r = await this.#get(row, button);
-      if (!r.ok) return this.#fail(row, r.message);
-      try {
-        await navigator.clipboard.writeText(r.value);
-      } catch {
-        return this.#fail(row, 'The browser did not allow copying to the clipboard.');
-      }
-      const spent = row.once && row.v === null;
-      this.#note(row, spent ? 'Copied. This secret cannot be revealed again.' : 'Copied to the clipboard.');
-      this.#say(`${row.name} copied to the clipboard.`);
+    /** unmask shows again a one-time secret the tray keeps. */
+    #unmask(row) {
+      if (!active()) return this.#fail(row, ACTIVATION);
+      this.#close(row);
+      const s = this.#show(row, row.v);
+      this.#note(row, KEPT);
+      row.reveal.focus();
+      this.#say(`${row.name} shown. It is masked again in ${s} seconds.`);
     }
 
-    #hide(row) {
+    /**
+     * conceal takes a shown value off the screen: a value the engine can give
+     * again is dropped; a one-time secret is masked, kept for Show.
+     */
+    #conceal(row) {
+      if (!row.shown) return;
+      if (!row.once) return this.#discard(row), this.#note(row, '');
+      this.#mask(row);
+      this.#note(row, MASKED);
+    }
+
+    /** mask shows a kept one-time secret as dots, and Show. */
+    #mask(row) {
       clearTimeout(row.timer);
-      if (row.v === null) return;
-      row.v = null;
+      row.shown = false;
       row.code.textContent = '';
+      row.code.hidden = true;
+      row.value.querySelector('.bar')?.remove();
+      row.mask.hidden = false;
+      row.value.hidden = false;
+      row.reveal.firstChild.data = 'Show';
+      row.reveal.setAttribute('aria-expanded', 'false');
+    }
+
+    /** discard drops a row's value for good. */
+    #discard(row) {
+      clearTimeout(row.timer);
+      this.#close(row);
+      row.v = null;
+      row.shown = false;
+      row.code.textContent = '';
+      row.mask.hidden = true;
       row.value.hidden = true;
+      row.value.querySelector('.bar')?.remove();
       row.reveal.firstChild.data = 'Reveal';
       row.reveal.setAttribute('aria-expanded', 'false');
-      this.#note(row, row.once ? 'Revealed once; the server will not hand it out again.' : '');
     }
 
-    #hideAll() {
-      for (const g of this.#groups.values()) g.rows.forEach((row) => this.#hide(row));
+    /** concealAll takes every value off the screen, as when the tab is hidden. */
+    #concealAll() {
+      for (const g of this.#groups.values()) g.rows.forEach((row) => this.#conceal(row));
+    }
+
+    /**
+     * ask asks, in the row, whether to throw a kept one-time secret away:
+     * "hide" or "forget". Focus starts on "Keep it".
+     */
+    #ask(row, what) {
+      row.asking = what;
+      const verb = what === 'forget' ? 'Forget' : 'Hide';
+      row.question.textContent = `This secret cannot be shown again. ${verb} it for good?`;
+      row.yes.firstChild.data = `${verb} for good`;
+      row.ask.hidden = false;
+      row.no.focus();
+    }
+
+    #close(row) {
+      row.ask.hidden = true;
+      row.asking = '';
+    }
+
+    #forget(row) {
+      // Where focus goes once the row is gone: the next item, else the previous one.
+      const call = row.li.closest('.call');
+      const near = row.li.nextElementSibling ?? row.li.previousElementSibling ?? call?.nextElementSibling ?? call?.previousElementSibling;
+      this.#next = near?.querySelector('button:not(:disabled)') ?? null;
+      this.#discard(row);
+      // An item the engine no longer holds (a kept secret) leaves the tray on the next look.
+      veil.forget(row.item.handle).then((ok) => (ok || this.#sync(), this.#say(`${row.name} forgotten.`)));
+    }
+
+    /** done marks an item that can no longer be revealed, and disables its Reveal and Copy. */
+    #done(row, state, message = '') {
+      row.state = state;
+      row.li.classList.add('done');
+      row.stateEl.textContent = STATES[state];
+      row.stateEl.hidden = false;
+      const focused = this.#root.activeElement;
+      row.reveal.disabled = row.copy.disabled = true;
+      if (focused === row.reveal || focused === row.copy) row.forget.focus();
+      if (message) this.#note(row, message);
     }
 
     #note(row, text, bad = false) {

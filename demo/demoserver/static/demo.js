@@ -240,6 +240,22 @@
   let tools = [];
   /** The last run, rendered again when a switch changes. */
   let last = null;
+  /** Whether the engine runs, and whether a run is under way. */
+  let up = false;
+  let running = false;
+
+  // "Run as the agent" waits for the engine and the tools the page
+  // registered (the page's HTML starts it disabled): a click before then
+  // would have nothing to run.
+  const canRun = () => (runButton.disabled = running || !up || !tools.length);
+  veil.ready.then(
+    () => {
+      up = true;
+      if (!running) runStatus.textContent = '';
+      canRun();
+    },
+    () => (runStatus.textContent = 'The engine could not start, so no tool can run. Reload the page to try again.'),
+  );
 
   const badgesOf = (t) => {
     const b = [];
@@ -277,6 +293,7 @@
       }),
     );
     if (!input.value && checked) pick(checked);
+    canRun();
   };
   mc.addEventListener('toolchange', listTools);
   listTools();
@@ -403,7 +420,7 @@
   input.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
-      $('run').requestSubmit();
+      if (!runButton.disabled) $('run').requestSubmit();
     }
   });
   showWithheld.onchange = render;
@@ -415,6 +432,7 @@
 
   $('run').onsubmit = async (e) => {
     e.preventDefault();
+    if (runButton.disabled) return;
     const name = list.querySelector('input:checked')?.value;
     const t = tools.find((t) => t.name === name);
     if (!t) return;
@@ -428,7 +446,8 @@
       input.focus();
       return;
     }
-    runButton.disabled = true;
+    running = true;
+    canRun();
     runStatus.textContent = `Running ${name}…`;
     produced.delete(name);
     heldCount = 0;
@@ -442,7 +461,8 @@
     const ms = Math.round(performance.now() - start);
     last = { name, out: produced.get(name), agent, error, ms, held: heldCount };
     render();
-    runButton.disabled = false;
+    running = false;
+    canRun();
     runStatus.textContent = error ? `${name} failed.` : `${name} finished.`;
   };
 })();
