@@ -192,6 +192,13 @@ type StatsReply struct {
 	ScrubFull    bool `json:"scrubFull"`
 }
 
+// ForeignRequest is the Foreign header.
+type ForeignRequest struct {
+	// Names are the names of the native tools the runtime cannot
+	// control: engine.Engine.SetForeign.
+	Names []string `json:"names"`
+}
+
 // OKReply answers the ops that only succeed or not.
 type OKReply struct {
 	OK bool `json:"ok"`
