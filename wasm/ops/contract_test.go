@@ -92,6 +92,7 @@ func TestGlueHeaders(t *testing.T) {
 		{Unregister, []string{"name", "registration"}},
 		{Reveal, []string{"handle"}},
 		{Forget, []string{"handle"}},
+		{Foreign, []string{"names"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.op, func(t *testing.T) {
