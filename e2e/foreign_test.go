@@ -338,3 +338,19 @@ func TestForeignFrames(t *testing.T) {
 		assertConsole(t, tb, []string{"frame_closed"}, true)
 	})
 }
+
+// TestForeignEngineLost: an engine started after the last was lost hears
+// of the foreign tools before any call, so the session stays closed.
+func TestForeignEngineLost(t *testing.T) {
+	for _, mode := range engineModes {
+		t.Run(mode, func(t *testing.T) {
+			tb := openForeign(t, native, "foreign.html?mode="+mode, foreignTools)
+			tb.allowConsole(`veil: the engine was lost`)
+			require.Nil(t, eval[settled](tb, `risk.settle(() => foreign.register("exfiltrate"))`).Error)
+			tb.poll(`foreign.events.length === 1`)
+			eval[bool](tb, `new Promise((lost) => (veil.addEventListener("enginelost", lost, {once: true}), faults.exit())).then(() => true)`)
+			assertFailsClosed(t, tb, []string{"exfiltrate"})
+			require.Equal(t, 2, eval[int](tb, `faults.engines`), "the engine was started again")
+		})
+	}
+}
