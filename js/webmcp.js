@@ -1520,6 +1520,13 @@
   };
   let sweeping = false;
   let sweepAgain = false;
+  let soon = 0;
+  /**
+   * sweepSoon reads the registry after DOM changes, once for a burst of
+   * them: Chromium's toolchange reports what it registers, and this only
+   * backs it up.
+   */
+  const sweepSoon = () => (soon ||= setTimeout(() => ((soon = 0), sweep()), 100));
   /** sweep reads the native registry again, one reading at a time, the last after every change asked for. */
   const sweep = () => {
     if (typeof native?.getTools !== 'function') return;
@@ -1577,7 +1584,7 @@
     }
     // A form tool that left the document is unregistered.
     if (removed) formTools?.removed();
-    sweep();
+    sweepSoon();
   });
   const watch = (root) => {
     observer.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname'] });
@@ -1657,7 +1664,7 @@
       if (r.type === 'attributes') neutralize(r.target);
       else for (const n of r.addedNodes) if (n.nodeType === 1) guardIn(n);
     }
-    sweep();
+    sweepSoon();
   });
   /** onLoad guards a frame whose document loaded, and reads the registry again. */
   function onLoad(e) {
