@@ -1397,7 +1397,8 @@
    * The runtime's registrations in the native registry, by name: each
    * "pending" until the browser answers, then "live", or "refused" when a
    * tool that is not the runtime's holds the name.
-   * @type {Map<string, {entry: Entry, state: 'pending'|'live'|'refused'}>}
+   * held: a refused one's name was seen taken in the registry.
+   * @type {Map<string, {entry: Entry, state: 'pending'|'live'|'refused', held?: boolean}>}
    */
   const mirrors = new Map();
   /** mirrored says whether the native tool of this document named name is the runtime's mirror. */
@@ -1513,8 +1514,14 @@
       if (w === window) own.add(name);
       if (!(w === window ? mirrored(name) : veilMirror(w, name))) names.add(name);
     }
-    // A mirror refused while a foreign tool held its name is registered again once the name is free.
-    for (const [name, m] of mirrors) if (m.state === 'refused' && !own.has(name) && m.entry.live && !m.entry.gone) mirror(m.entry);
+    // A mirror refused while a foreign tool held its name is registered
+    // again once the name is free (one refused for another reason, never
+    // seen held, is not: it would be refused again and again).
+    for (const [name, m] of mirrors) {
+      if (m.state !== 'refused') continue;
+      if (own.has(name)) m.held = true;
+      else if (m.held && m.entry.live && !m.entry.gone) mirror(m.entry);
+    }
     const now = [...names].sort();
     if (JSON.stringify(now) !== JSON.stringify(foreignTools)) foreignChanged(now);
   };
