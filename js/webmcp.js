@@ -1605,16 +1605,15 @@
   /** The roots watched, each once. */
   const roots = new WeakSet();
   /**
-   * reached marks root watched, by f, and listens there for the loads of
-   * the frames in it (a load does not leave its shadow root); false when
-   * it was already.
+   * reached marks root watched, hands f the open shadow roots in it, and
+   * listens there for the loads of the frames in it (a load does not
+   * leave its shadow root). A root is reached once.
    */
   const reached = (root, f) => {
-    if (roots.has(root)) return false;
+    if (roots.has(root)) return;
     roots.add(root);
     root.addEventListener('load', onLoad, true);
     lookIn(root, f);
-    return true;
   };
   /** lookIn hands f the open shadow roots under node, declarative ones included, and guards the frames there. */
   const lookIn = (node, f) => {
@@ -1654,11 +1653,13 @@
     form.setAttribute('data-veil-toolname', name);
     form.removeAttribute('toolname');
   };
+  /** guardIn guards what was added to a guarded root: its forms, open shadow roots and frames. */
   const guardIn = (node) => {
     neutralize(node);
     node.querySelectorAll?.('form[toolname]').forEach(neutralize);
     lookIn(node, guard);
   };
+  /** guard watches a root of a frame without Veil: a document or an open shadow root in it. */
   const guard = (root) => {
     if (roots.has(root)) return;
     guards.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname'] });
@@ -1666,6 +1667,7 @@
     root.querySelectorAll?.('form[toolname]').forEach(neutralize);
     reached(root, guard);
   };
+  /** The observer of the roots guard watches: it moves toolnames, and declares nothing. */
   const guards = new MutationObserver((records) => {
     for (const r of records) {
       if (r.type === 'attributes') neutralize(r.target);
