@@ -224,20 +224,27 @@ func latency(tb *tab, which, name string, n, warm int) latencyResult {
 	return eval[latencyResult](tb, fmt.Sprintf(`bench.latency(%q, %q, %d, %d)`, which, name, n, warm))
 }
 
-// benchCalls registers the tools in the tab and measures calls to them.
+// benchCalls registers the tools in the tab and measures calls to them,
+// and to the same tools of Chromium's own WebMCP in a page without the
+// runtime (beside the runtime, a tool registered around it would make
+// every call ask the user).
 func benchCalls(b *testing.B, r *modeResult, tb *tab) {
 	require.True(b, eval[bool](tb, `bench.hasNative()`), "Chromium's own WebMCP")
 	r.setup = eval[setupResult](tb, `bench.setup()`)
+	nt := openTab(b, native)
+	defer nt.close()
+	nt.navigate("bench.html")
+	r.setup.RegisterNativeMs = eval[setupResult](nt, `bench.setup()`).RegisterNativeMs
 	r.small = latency(tb, "runtime", "small", benchSmallCalls, 50)
-	r.smallNative = latency(tb, "native", "small", benchSmallCalls, 50)
+	r.smallNative = latency(nt, "native", "small", benchSmallCalls, 50)
 	// The session's scrub set then holds 1,000 values, and every later
 	// output is searched for them.
 	latency(tb, "runtime", "hold", 1, 0)
 	r.smallHeld = latency(tb, "runtime", "small", benchSmallCalls, 50)
 	r.big = latency(tb, "runtime", "big", benchBigCalls, 2)
-	r.bigNative = latency(tb, "native", "big", benchBigCalls, 2)
+	r.bigNative = latency(nt, "native", "big", benchBigCalls, 2)
 	r.plain = latency(tb, "runtime", "plain", benchBigCalls, 2)
-	r.plainNative = latency(tb, "native", "plain", benchBigCalls, 2)
+	r.plainNative = latency(nt, "native", "plain", benchBigCalls, 2)
 }
 
 // benchMemory measures memory in fresh pages: after load and after ten

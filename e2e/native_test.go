@@ -206,3 +206,112 @@ func TestNativeInvokeToolOverCDP(t *testing.T) {
 	assert.True(t, strings.Contains(ev.Exception.Description, "the thrown message"),
 		"exception description: %s", ev.Exception.Description)
 }
+
+// TestNativeRegistry: what the runtime's sweep of the native registry
+// relies on. getTools lists each tool as {name, title, description,
+// origin, window} (inputSchema too when it has one); a name taken is
+// refused with InvalidStateError; there is no unregisterTool, and a
+// registration ends only through its AbortSignal, with a toolchange.
+func TestNativeRegistry(t *testing.T) {
+	tb := openTab(t, native)
+	tb.navigate("native.html")
+	got := eval[map[string]any](tb, `(async () => {
+		const mc = document.modelContext;
+		let changes = 0;
+		mc.addEventListener("toolchange", () => changes++);
+		const c = new AbortController();
+		await mc.registerTool({name: "t", description: "d", execute: () => "x"}, {signal: c.signal});
+		const [tool] = await mc.getTools();
+		let duplicate = "registered";
+		try {
+			await mc.registerTool({name: "t", description: "d", execute: () => "y"});
+		} catch (e) {
+			duplicate = e.name;
+		}
+		c.abort();
+		await new Promise((r) => setTimeout(r, 50));
+		return {
+			keys: Object.keys(tool).sort(), window: tool.window === window, origin: tool.origin === location.origin,
+			duplicate, unregisterTool: typeof mc.unregisterTool, after: (await mc.getTools()).length, changes,
+		};
+	})()`)
+	assert.Equal(t, map[string]any{
+		"keys": []any{"description", "name", "origin", "title", "window"}, "window": true, "origin": true,
+		"duplicate": "InvalidStateError", "unregisterTool": "undefined", "after": 0.0, "changes": 2.0,
+	}, got)
+}
+
+// TestNativeDeclarative: where Chromium registers a <form toolname> by
+// itself, which the runtime must see first or count as foreign. Not at
+// once: a task later, so that a toolname moved in a microtask is never
+// registered; one whose toolname is removed is unregistered. Forms in
+// declarative shadow roots, open or closed (setHTMLUnsafe and the
+// parser), are registered; innerHTML makes no declarative root, and a
+// template's content and a document parseHTMLUnsafe made are inert until
+// adopted. A same-origin frame's form (srcdoc, about:blank written by
+// script) is listed by the top document's getTools, with the frame's
+// window, and toolchange fires there; a sandboxed frame's is not.
+func TestNativeDeclarative(t *testing.T) {
+	tb := openTab(t, native)
+	tb.navigate("native.html")
+	form := func(name string) string {
+		return `<form toolname="` + name + `" tooldescription="d"><input name="x"></form>`
+	}
+	got := eval[map[string]any](tb, `(async () => {
+		const mc = document.modelContext;
+		const names = async () => (await mc.getTools()).map((t) => t.name + (t.window === window ? "" : "@frame")).sort();
+		const task = () => new Promise((r) => setTimeout(r, 50));
+		const out = {};
+		let changes = 0;
+		mc.addEventListener("toolchange", () => changes++);
+		document.body.insertAdjacentHTML("beforeend", `+js(form("light"))+`);
+		out.atOnce = await names();
+		await task();
+		out.aTaskLater = await names();
+		document.querySelector("form").removeAttribute("toolname");
+		document.body.insertAdjacentHTML("beforeend", `+js(form("moved"))+`);
+		await Promise.resolve();
+		document.querySelector("form[toolname=moved]").removeAttribute("toolname");
+		await task();
+		out.removedAndMoved = await names();
+		const host = document.body.appendChild(document.createElement("div"));
+		host.setHTMLUnsafe(`+js(`<div><template shadowrootmode="open">`+form("open")+`</template></div><div><template shadowrootmode="closed">`+form("closed")+`</template></div>`)+`);
+		const inner = document.body.appendChild(document.createElement("div"));
+		inner.innerHTML = `+js(`<div><template shadowrootmode="open">`+form("inner")+`</template></div>`)+`;
+		out.innerHTMLRoot = inner.firstChild.shadowRoot !== null;
+		const tpl = document.body.appendChild(document.createElement("template"));
+		tpl.innerHTML = `+js(form("template"))+`;
+		const parsed = Document.parseHTMLUnsafe(`+js(`<div id="p"><template shadowrootmode="open">`+form("parsed")+`</template></div>`)+`);
+		await task();
+		out.shadows = await names();
+		document.body.append(parsed.getElementById("p"));
+		await task();
+		out.adopted = (await names()).includes("parsed");
+		const frame = (set) => new Promise((r) => {
+			const f = document.createElement("iframe");
+			f.onload = r;
+			set(f);
+			document.body.append(f);
+		});
+		changes = 0;
+		await frame((f) => (f.srcdoc = `+js(form("srcdoc"))+`));
+		await frame((f) => (f.sandbox = "allow-forms", f.srcdoc = `+js(form("sandboxed"))+`));
+		const blank = document.body.appendChild(document.createElement("iframe"));
+		blank.contentDocument.body.innerHTML = `+js(form("blank"))+`;
+		for (let i = 0; i < 40 && (await names()).filter((n) => n.endsWith("@frame")).length < 2; i++) await task();
+		await task();
+		out.frames = (await names()).filter((n) => n.endsWith("@frame"));
+		out.frameChanges = changes > 0;
+		return out;
+	})()`)
+	assert.Equal(t, map[string]any{
+		"atOnce":          []any{},
+		"aTaskLater":      []any{"light"},
+		"removedAndMoved": []any{},
+		"innerHTMLRoot":   false,
+		"shadows":         []any{"closed", "open"},
+		"adopted":         true,
+		"frames":          []any{"blank@frame", "srcdoc@frame"},
+		"frameChanges":    true,
+	}, got)
+}

@@ -499,6 +499,14 @@ type snippetCheck func(t *testing.T, p *snippetPage) (view string)
 // snippetChecks are the checks of the documents' html and js blocks, by the
 // name their check= attribute gives.
 var snippetChecks = map[string]snippetCheck{
+	// docs/page-api.md: the page's listener hears of a foreign native
+	// tool (TestForeignRegistered makes real ones, with native WebMCP on).
+	"foreign-tool": func(t *testing.T, p *snippetPage) string {
+		eval[bool](p.tab, `veil.dispatchEvent(new CustomEvent("foreigntool", {detail: {kind: "native", name: "planted", callable: true}}))`)
+		p.flushConsole()
+		assert.Contains(t, strings.Join(p.consoleTexts(), "\n"), "a native tool Veil cannot control: planted")
+		return ""
+	},
 	// README.md: the page that swapped @mcp-b/global for the runtime
 	// serves MCP (its module loads, its origins are valid) and keeps its
 	// tool, whose secret no agent gets. TestMCPTab drives the server with

@@ -16,6 +16,7 @@ const headings = {
   trifecta: 'This could send your private data out',
   consequential: 'This action has consequences',
   malicious: 'Something in this session looked malicious',
+  foreign: 'A tool this site does not control is open to the assistant',
 };
 
 /**
@@ -63,7 +64,7 @@ const explain = (f, trust) => {
       return 'This tool passes what it is given to an AI model.';
   }
   if (f.key === 'inputMetadata.sensitivity') return `It takes ${f.value === 'user' ? "the user's" : f.value} data.`;
-  if (f.key === 'privateData') return null; // said once, below
+  if (f.key === 'privateData' || f.key === 'foreignTool') return null; // said once, below
   return `${f.key}: ${f.value}`;
 };
 
@@ -75,6 +76,8 @@ const reasons = (request) => {
   const out = new Set();
   const classes = request.facts.filter((f) => f.key === 'privateData').map((f) => f.value);
   if (classes.length) out.add(`The assistant has read private data (${[...new Set(classes)].join(', ')})${request.trust?.privateFrom?.length ? ` from ${request.trust.privateFrom.join(', ')}` : ''}.`);
+  const foreign = request.facts.filter((f) => f.key === 'foreignTool').map((f) => f.value);
+  if (foreign.length) out.add(`The assistant can also use tools this site does not control (${[...new Set(foreign)].join(', ')}): whatever it reads could leave through them.`);
   for (const f of request.facts) {
     const s = explain(f, request.trust);
     if (s) out.add(s);

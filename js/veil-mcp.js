@@ -12,9 +12,10 @@
 // tray work as for every other agent path.
 //
 // It is stricter than TabServerTransport: the allowed origins are required
-// and "*" is not one; a message must come from this window and from an
-// allowed origin, or it gets no answer at all; and every message goes to
-// the client's exact origin, never to "*".
+// and "*" is not one; a message must be the browser's (not one page script
+// made), come from this window and from an allowed origin, or it gets no
+// answer at all; and every message goes to the client's exact origin,
+// never to "*".
 //
 // The module holds no capability of its own: start gets what it may use
 // from webmcp.js, so page code that imports the module gains nothing.
@@ -230,8 +231,9 @@ export const start = ({ transport, origins, tools, run, ontoolchange }) => {
   /** @param {MessageEvent} event */
   const onMessage = (event) => {
     // Only this window's own scripts, from an allowed origin; anything
-    // else gets no answer at all.
-    if (event.source !== window || !allowed.has(event.origin)) return;
+    // else gets no answer at all. isTrusted: a MessageEvent page script
+    // made and dispatched can name any origin and source.
+    if (!event.isTrusted || event.source !== window || !allowed.has(event.origin)) return;
     const d = event.data;
     if (!isPlainObject(d) || d.channel !== CHANNEL || d.type !== 'mcp' || d.direction !== 'client-to-server' || !('payload' in d)) return;
     const origin = event.origin;

@@ -487,11 +487,15 @@ declare global {
     /** A result carried _meta keys under dev.veil/, which only the runtime writes; they were removed. */
     reserved: CustomEvent<{ readonly tool: string; readonly count: number }>;
     /**
-     * A tool in the browser's own registry that is not Veil's mirror, and
-     * would run around the engine, was taken out of agents' reach. name is
-     * the tool's name, as the tool chose it.
+     * A tool in the browser's own registry that is not Veil's mirror (nor
+     * a mirror of a same-origin frame's Veil) runs around the engine, and
+     * the runtime cannot remove it: callable is true when it appears, and
+     * every agent path of the browser can still call it. Until it is gone
+     * (the same event again, callable false), every call asks the user
+     * (rule "foreign") and private results are withheld from the agent.
+     * name is the tool's name, as the tool chose it.
      */
-    foreigntool: CustomEvent<{ readonly kind: 'native'; readonly name: string }>;
+    foreigntool: CustomEvent<{ readonly kind: 'native'; readonly name: string; readonly callable: boolean }>;
     /**
      * A <form toolname>'s tool was not registered: the engine refused it
      * (a name taken or not valid, an empty description, a tooloutputschema
@@ -552,8 +556,8 @@ declare global {
     | 'restricted'
     | 'sensitiveDataHint';
 
-  /** The rules whose outcome a page can configure (rules) besides turning them off. */
-  type VeilRule = 'malicious' | 'trifecta' | 'consequential';
+  /** The rules whose outcome a page can configure (rules); all but foreign can also be turned off. */
+  type VeilRule = 'malicious' | 'trifecta' | 'consequential' | 'foreign';
 
   /** The rules that can decide a call. */
   type VeilDecisionRule = VeilRule | 'aiProcessing' | 'resolve' | 'undecided' | 'capacity' | 'flood';
@@ -669,7 +673,7 @@ declare global {
     /** Makes a rule block instead of asking. Default: each asks ("confirm"). */
     rules?: { readonly [R in VeilRule]?: 'confirm' | 'block' } | null;
     /** Turns rules off. Default: none. */
-    insecureDisableRules?: readonly (VeilRule | 'aiProcessing' | 'spotlight')[] | null;
+    insecureDisableRules?: readonly (Exclude<VeilRule, 'foreign'> | 'aiProcessing' | 'spotlight')[] | null;
     /** Sensitivity labels withheld like sensitiveHint, besides credentials and restricted. */
     withhold?: readonly VeilSensitivityLabel[] | null;
     /** Sensitivity labels that mark private data, besides pii, financial, regulated, confidential and sensitiveDataHint. */

@@ -347,6 +347,8 @@
       // A lost engine that had withheld something takes what it would
       // scrub from later outputs with it: the next withholds them whole.
       const init = op('init', { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }), ...(scrubbing && { scrubLost: true }) });
+      // The foreign native tools, before any call: ops are answered in order.
+      if (foreignTools.length) op('foreign', { names: foreignTools });
       const entries = [...registrations.values()].filter((r) => r.live && !r.gone);
       const again = entries.map((r) => op('register', { registration: r.registration, ...(r.refine && { resolve: true }) }, r.source));
       use(e);
@@ -1219,7 +1221,9 @@
   };
 
   // Live from start-up, so that a frame is never asked before it listens.
-  Object.defineProperty(window, MARK, { value: true });
+  // It also tells another frame's sweep which native tools here are this
+  // Veil's mirrors (Nothing around the engine).
+  Object.defineProperty(window, MARK, { value: Object.freeze({ mirrored: (name) => mirrored(str(name)) }) });
   addEventListener('message', (e) => {
     const msg = e.data;
     // isTrusted: a MessageEvent page script made can name any origin and source.
@@ -1389,15 +1393,29 @@
   const native =
     nativeOf(Document.prototype, document, 'modelContext') || nativeOf(Navigator.prototype, navigator, 'modelContext');
 
-  /** The names Veil's mirrors hold in the native registry. */
-  const mirrors = new Set();
+  /**
+   * The runtime's registrations in the native registry, by name: each
+   * "pending" until the browser answers, then "live", or "refused" when a
+   * tool that is not the runtime's holds the name.
+   * held: a refused one's name was seen taken in the registry.
+   * @type {Map<string, {entry: Entry, state: 'pending'|'live'|'refused', held?: boolean}>}
+   */
+  const mirrors = new Map();
+  /** mirrored says whether the native tool of this document named name is the runtime's mirror. */
+  const mirrored = (name) => {
+    const m = mirrors.get(name);
+    return m !== undefined && m.state !== 'refused';
+  };
 
   /** mirror registers a tool in the native registry whose execute returns only the agent view. */
   const mirror = (entry) => {
     if (typeof native?.registerTool !== 'function') return;
     const { name, title, description, inputSchema, annotations } = entry.def;
+    entry.mirror?.abort();
+    // A registration ends only through its signal: Chromium 156 has no unregisterTool.
     const controller = (entry.mirror = new AbortController());
-    mirrors.add(name);
+    const m = { entry, state: /** @type {'pending'|'live'|'refused'} */ ('pending') };
+    mirrors.set(name, m);
     const t = {
       name,
       description,
@@ -1406,20 +1424,21 @@
     };
     if (title !== undefined) t.title = title;
     if (annotations) t.annotations = annotations;
-    const warn = (e) => console.warn(`veil: the native registry refused tool ${JSON.stringify(name)}`, e);
+    const refused = (e) => {
+      if (mirrors.get(name) !== m || controller.signal.aborted) return;
+      m.state = 'refused';
+      // A tool that is not the runtime's holds the name: it is foreign.
+      console.warn(`veil: the native registry refused tool ${JSON.stringify(name)}`, e);
+      sweep();
+    };
     try {
       // The same exposure, so that Chromium's own paths in other frames see the mirror as Veil's do.
       const options = { signal: controller.signal, ...(entry.exposedTo.length && { exposedTo: entry.exposedTo }) };
-      Promise.resolve(native.registerTool(t, options)).catch(warn);
+      Promise.resolve(native.registerTool(t, options)).then(() => m.state === 'pending' && (m.state = 'live'), refused);
     } catch (e) {
-      warn(e);
+      refused(e);
     }
-    controller.signal.addEventListener('abort', () => {
-      mirrors.delete(name);
-      try {
-        native.unregisterTool?.(name);
-      } catch {}
-    });
+    controller.signal.addEventListener('abort', () => mirrors.get(name) === m && mirrors.delete(name));
   };
 
   // ---- Nothing around the engine -------------------------------------------
@@ -1428,18 +1447,106 @@
   // there that is not a mirror runs around the engine, with no decision,
   // no withholding and a description the model takes for the page's. A
   // <form toolname> would be one (the browser registers it), so Veil moves
-  // the attribute to data-veil-toolname on every such form, in the document
-  // and in every shadow root, before the browser registers it, and makes
-  // the form a tool of its own, run through the engine (veil-forms.js,
-  // loaded the first time a form has a toolname). Any other tool it finds
-  // in the native registry it removes, and the page hears of each (a
-  // "foreigntool" event); the console only that it happened, since an
-  // agent reads the console and such a tool chooses its name.
+  // the attribute to data-veil-toolname on every such form it can see, in
+  // the document and in every shadow root it can reach (those made by
+  // attachShadow, open or closed, and open declarative ones), before the
+  // browser registers it, and makes the form a tool of its own, run
+  // through the engine (veil-forms.js, loaded the first time a form has a
+  // toolname). In a same-origin frame without Veil it moves the attribute
+  // too, and the form is no tool: a frame's tools are its own Veil's.
+  //
+  // What it cannot see it cannot move: a form in a closed declarative
+  // shadow root, a tool page script registered on the native object. The
+  // native registry has no way to remove another's tool (a registration
+  // ends only through its own AbortSignal), so such a tool stays callable
+  // by every native path. Veil learns the registry's content (getTools at
+  // start, on toolchange, after the DOM changes), and while any tool in it
+  // is neither its mirror nor a mirror of another frame's Veil, the engine
+  // is told (the "foreign" op): every call asks the user, and private
+  // results are withheld from the agent. The page hears of each such tool
+  // when it appears and when it is gone (a "foreigntool" event); the
+  // console only that it happened, since an agent reads the console and
+  // such a tool chooses its name.
 
-  const foreign = (name) => {
-    console.warn("veil: a native tool that is not the runtime's was taken out of the agent's reach; see the foreigntool event");
-    setTimeout(() => ns.dispatchEvent(new CustomEvent('foreigntool', { detail: { kind: 'native', name } })));
+  /** The names of the foreign native tools, sorted, as the engine was last told. */
+  let foreignTools = [];
+  /** foreignChanged tells the engine and the page that the foreign tools are now names. */
+  const foreignChanged = (names) => {
+    const added = names.filter((n) => !foreignTools.includes(n));
+    const gone = foreignTools.filter((n) => !names.includes(n));
+    foreignTools = names;
+    call('foreign', { names: foreignTools }).then(([h]) => h.error && console.error('veil: the engine was not told of the foreign native tools', toError(h.error)));
+    if (added.length)
+      console.warn(
+        `veil: ${added.length} native tool(s) that are not the runtime's are in the browser's registry, where the runtime cannot remove them: agents can still call them. Until they are gone, every call asks the user and private results are withheld from the agent; see the foreigntool event`,
+      );
+    if (gone.length) console.info(`veil: ${gone.length} native tool(s) that were not the runtime's left the browser's registry; see the foreigntool event`);
+    setTimeout(() => {
+      for (const name of added) emit('foreigntool', freeze({ kind: 'native', name, callable: true }));
+      for (const name of gone) emit('foreigntool', freeze({ kind: 'native', name, callable: false }));
+    });
   };
+  /** veilMirror says whether the native tool name of window w is a mirror of w's own Veil. */
+  const veilMirror = (w, name) => {
+    try {
+      return reachable(w) && w[MARK]?.mirrored?.(name) === true;
+    } catch {
+      return false;
+    }
+  };
+  /**
+   * sweepOnce reads the native registry: this document's tools and those
+   * of same-origin frames, all of which native paths here can run.
+   */
+  const sweepOnce = async () => {
+    let list;
+    try {
+      list = await native.getTools();
+    } catch {
+      return;
+    }
+    if (!Array.isArray(list)) return;
+    const names = new Set();
+    const own = new Set();
+    for (const t of list) {
+      const name = str(t?.name);
+      const w = t?.window;
+      if (w === window) own.add(name);
+      if (!(w === window ? mirrored(name) : veilMirror(w, name))) names.add(name);
+    }
+    // A mirror refused while a foreign tool held its name is registered
+    // again once the name is free (one refused for another reason, never
+    // seen held, is not: it would be refused again and again).
+    for (const [name, m] of mirrors) {
+      if (m.state !== 'refused') continue;
+      if (own.has(name)) m.held = true;
+      else if (m.held && m.entry.live && !m.entry.gone) mirror(m.entry);
+    }
+    const now = [...names].sort();
+    if (JSON.stringify(now) !== JSON.stringify(foreignTools)) foreignChanged(now);
+  };
+  let sweeping = false;
+  let sweepAgain = false;
+  let soon = 0;
+  /**
+   * sweepSoon reads the registry after DOM changes, once for a burst of
+   * them: Chromium's toolchange reports what it registers, and this only
+   * backs it up.
+   */
+  const sweepSoon = () => (soon ||= setTimeout(() => ((soon = 0), sweep()), 100));
+  /** sweep reads the native registry again, one reading at a time, the last after every change asked for. */
+  const sweep = () => {
+    if (typeof native?.getTools !== 'function') return;
+    if (sweeping) return void (sweepAgain = true);
+    sweeping = true;
+    (async () => {
+      do {
+        sweepAgain = false;
+        await sweepOnce();
+      } while (sweepAgain);
+    })().finally(() => (sweeping = false));
+  };
+
   /** @type {{seen: (form: Element) => void, removed: () => void} | null} */
   let formTools = null;
   /** @type {Promise<void> | null} */
@@ -1491,15 +1598,101 @@
         if (n.nodeType !== 1) continue;
         if (n.matches(FORM_TOOL)) declare(n);
         scan(n);
+        look(n);
       }
     }
     // A form tool that left the document is unregistered.
     if (removed) formTools?.removed();
+    sweepSoon();
   });
   const watch = (root) => {
     observer.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname'] });
     scan(root);
+    reached(root, watch);
   };
+
+  // What the observer cannot see by itself: shadow roots (no mutation
+  // record reaches into one, and a declarative root is attached by the
+  // parser, not by attachShadow) and the documents of same-origin frames.
+  /** The roots watched, each once. */
+  const roots = new WeakSet();
+  /**
+   * reached marks root watched, hands f the open shadow roots in it, and
+   * listens there for the loads of the frames in it (a load does not
+   * leave its shadow root). A root is reached once.
+   */
+  const reached = (root, f) => {
+    if (roots.has(root)) return;
+    roots.add(root);
+    root.addEventListener('load', onLoad, true);
+    lookIn(root, f);
+  };
+  /** lookIn hands f the open shadow roots under node, declarative ones included, and guards the frames there. */
+  const lookIn = (node, f) => {
+    const visit = (el) => {
+      const r = el.shadowRoot;
+      if (r && !roots.has(r)) f(r);
+      if (FRAME.includes(el.localName)) frame(el);
+    };
+    if (node.nodeType === 1) visit(node);
+    node.querySelectorAll?.('*').forEach(visit);
+  };
+  /** look watches what this document's observer cannot see under node. */
+  const look = (node) => lookIn(node, watch);
+  const FRAME = ['iframe', 'frame', 'object'];
+
+  /**
+   * frame guards the document of a same-origin frame that runs no Veil of
+   * its own (srcdoc, about:blank written by script, a same-origin URL):
+   * a form with a toolname there is the browser's tool, which native paths
+   * here can run. A frame with Veil keeps its own registry.
+   */
+  const frame = (el) => {
+    let w, doc;
+    try {
+      w = el.contentWindow;
+      doc = el.contentDocument;
+      if (!w || !doc || w[MARK]) return;
+    } catch {
+      return;
+    }
+    guard(doc);
+  };
+  /** neutralize moves a toolname out of the browser's reach; the form is no tool. */
+  const neutralize = (form) => {
+    const name = form.getAttribute?.('toolname');
+    if (name == null || form.localName !== 'form') return;
+    form.setAttribute('data-veil-toolname', name);
+    form.removeAttribute('toolname');
+  };
+  /** guardIn guards what was added to a guarded root: its forms, open shadow roots and frames. */
+  const guardIn = (node) => {
+    neutralize(node);
+    node.querySelectorAll?.('form[toolname]').forEach(neutralize);
+    lookIn(node, guard);
+  };
+  /** guard watches a root of a frame without Veil: a document or an open shadow root in it. */
+  const guard = (root) => {
+    if (roots.has(root)) return;
+    guards.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname'] });
+    neutralize(root);
+    root.querySelectorAll?.('form[toolname]').forEach(neutralize);
+    reached(root, guard);
+  };
+  /** The observer of the roots guard watches: it moves toolnames, and declares nothing. */
+  const guards = new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'attributes') neutralize(r.target);
+      else for (const n of r.addedNodes) if (n.nodeType === 1) guardIn(n);
+    }
+    sweepSoon();
+  });
+  /** onLoad guards a frame whose document loaded, and reads the registry again. */
+  function onLoad(e) {
+    if (FRAME.includes(e.target?.localName)) frame(e.target);
+    sweep();
+  }
+
   watch(document);
   // Shadow roots, open or closed, as they are made.
   const attachShadow = Element.prototype.attachShadow;
@@ -1508,26 +1701,30 @@
     watch(root);
     return root;
   };
-  if (typeof native?.getTools === 'function') {
-    const sweep = async () => {
-      let list;
-      try {
-        list = await native.getTools();
-      } catch {
-        return;
-      }
-      for (const t of list ?? []) {
-        // Other frames' tools are listed too; each frame's Veil keeps its own registry.
-        if (mirrors.has(t?.name) || (t?.window != null && t.window !== window)) continue;
-        try {
-          native.unregisterTool?.(t.name);
-        } catch {}
-        foreign(str(t?.name));
-      }
-    };
-    native.addEventListener?.('toolchange', sweep);
-    sweep();
+  // The parser's entry points that make declarative shadow roots: what
+  // they made is watched before the call returns.
+  for (const proto of [Element.prototype, ShadowRoot.prototype]) {
+    const setHTML = proto.setHTMLUnsafe;
+    if (typeof setHTML === 'function')
+      proto.setHTMLUnsafe = function (...args) {
+        const r = setHTML.apply(this, args);
+        scan(this);
+        look(this);
+        return r;
+      };
   }
+  const parseHTML = Document.parseHTMLUnsafe;
+  if (typeof parseHTML === 'function')
+    Document.parseHTMLUnsafe = function (...args) {
+      const doc = parseHTML.apply(this, args);
+      scan(doc);
+      look(doc);
+      return doc;
+    };
+  // Parsing may attach a declarative root after its host was seen.
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => look(document), { once: true });
+  native?.addEventListener?.('toolchange', sweep);
+  sweep();
 
   /** The ModelContexts of the documents script makes, one each. */
   const made = new WeakMap();

@@ -58,10 +58,8 @@
 
   /**
    * load registers the tool of every case, and its earlier tools, with the
-   * implementation under test, and, for cases whose result must pass
-   * unchanged, the case's tool with Chromium's native registry under
-   * "native.<name>" as the oracle. It returns the registration errors by
-   * case name.
+   * implementation under test. It returns the registration errors by case
+   * name.
    */
   async function load(list) {
     const failed = {};
@@ -99,9 +97,6 @@
             }
           }
           await document.modelContext.registerTool({ ...def, execute: executor(c) });
-          if (c.passthrough && nativeContext) {
-            await nativeContext.registerTool({ ...def, name: `native.${def.name}`, execute: (input) => c.make(input, c.fixture) });
-          }
         } catch (e) {
           failed[spec.name] = errorOf(e);
         }
@@ -187,26 +182,50 @@
 
   /**
    * oracle reports, for every pass-through case, what the rule says the
-   * agent gets and what Chromium's own executeTool gave for the same tool.
+   * agent gets and what Chromium's own executeTool gave for the same tool,
+   * registered in Chromium's native registry under "native.<name>". The
+   * oracle's tools are registered only now, after every agent path ran,
+   * and unregistered after: a tool registered around the runtime is one it
+   * cannot control, and while one is there it asks before every call.
    */
   async function oracle(names) {
-    const tools = nativeContext ? new Map((await nativeContext.getTools()).map((t) => [t.name, t])) : null;
     const out = {};
-    for (const name of names) {
-      const c = cases.get(name);
-      if (!c?.passthrough) continue;
-      const o = { rule: await expected(c) };
-      const tool = tools?.get(`native.${c.def.name}`);
-      if (tool) {
+    const registered = new AbortController();
+    const failed = new Map();
+    if (nativeContext)
+      for (const name of names) {
+        const c = cases.get(name);
+        if (!c?.passthrough) continue;
         try {
-          const v = await nativeContext.executeTool(tool, c.input);
-          o.native = v;
-          o.same = v === o.rule;
+          await nativeContext.registerTool(
+            { ...c.def, name: `native.${c.def.name}`, execute: (input) => c.make(input, c.fixture) },
+            { signal: registered.signal },
+          );
         } catch (e) {
-          o.nativeError = errorOf(e);
+          failed.set(name, errorOf(e));
         }
       }
-      out[name] = o;
+    try {
+      const tools = nativeContext ? new Map((await nativeContext.getTools()).map((t) => [t.name, t])) : null;
+      for (const name of names) {
+        const c = cases.get(name);
+        if (!c?.passthrough) continue;
+        const o = { rule: await expected(c) };
+        const tool = tools?.get(`native.${c.def.name}`);
+        if (failed.has(name)) o.nativeError = failed.get(name);
+        else if (tool) {
+          try {
+            const v = await nativeContext.executeTool(tool, c.input);
+            o.native = v;
+            o.same = v === o.rule;
+          } catch (e) {
+            o.nativeError = errorOf(e);
+          }
+        }
+        out[name] = o;
+      }
+    } finally {
+      registered.abort();
     }
     return out;
   }

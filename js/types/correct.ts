@@ -308,7 +308,8 @@ veil.addEventListener('trustchange', ({ detail }) => console.log(detail.version,
 veil.addEventListener('malicious', ({ detail: { tool, call } }) => console.warn('flagged', tool, call));
 veil.addEventListener('callchange', () => console.log(veil.calls.length));
 veil.addEventListener('reserved', ({ detail }) => console.warn(detail.tool, detail.count));
-veil.addEventListener('foreigntool', ({ detail }) => console.warn(detail.kind, detail.name));
+veil.addEventListener('foreigntool', ({ detail }) => console.warn(detail.kind, detail.name, detail.callable ? 'callable' : 'gone'));
+await veil.configure({ rules: { foreign: 'block' } });
 veil.addEventListener('formtoolerror', ({ detail }) => console.warn(detail.form.id, detail.name, detail.error.name));
 
 // A declarative tool answers its agent with respondWith.

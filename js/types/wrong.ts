@@ -363,6 +363,10 @@ document.querySelector('form')?.addEventListener('submit', (e) => {
 
 // @ts-expect-error a foreign tool is a native one: forms are tools now
 veil.addEventListener('foreigntool', ({ detail }) => detail.kind === 'form');
+// @ts-expect-error callable is a boolean: the tool is callable, or gone
+veil.addEventListener('foreigntool', ({ detail }) => detail.callable === 'yes');
+// @ts-expect-error the foreign rule cannot be turned off, only made to block
+await veil.configure({ insecureDisableRules: ['foreign'] });
 
 void signal;
 void left;

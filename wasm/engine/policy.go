@@ -35,6 +35,9 @@ type riskState struct {
 	// the policy's MaxCalls, and never dropped, since a call is never
 	// refused after it ran.
 	calls map[string]*decided
+	// foreign names the tools in the browser's own registry the runtime
+	// cannot control (foreign.go).
+	foreign []string
 }
 
 // decided is a call the policy has decided, or will once resolve has
@@ -307,7 +310,7 @@ func (e *Engine) Resolve(call string, r Resolution) (Decision, error) {
 // decide decides call id of tool t, and logs the decision. rs.mu is held.
 func (e *Engine) decide(id string, t *tool, sensitive []string, r Resolution) Decision {
 	name := t.name
-	c := risk.Call{Tool: name, Static: t.ann, ResolveFailed: r.Failed}
+	c := risk.Call{Tool: name, Static: t.ann, ResolveFailed: r.Failed, Foreign: e.risk.foreign}
 	var resolveErr string
 	if raw := strings.TrimSpace(r.Annotations); !r.Failed && raw != "" && raw != "null" {
 		a, _, err := risk.ParseAnnotations([]byte(raw))
@@ -468,7 +471,7 @@ func (e *Engine) startUndecided(name string, o Outcome) (riskCall, *Result) {
 	}
 	rs := &e.risk
 	rs.mu.Lock()
-	d := rs.policy.Decide(risk.Call{Tool: t.name, Static: t.ann}, &rs.session)
+	d := rs.policy.Decide(risk.Call{Tool: t.name, Static: t.ann, Foreign: rs.foreign}, &rs.session)
 	if d.Outcome == risk.Confirm || d.Outcome == risk.Block {
 		facts := append(d.Facts, risk.Fact{Rule: risk.RuleUndecided, Source: "call", Key: "decision", Value: "none"})
 		rs.log.Add(risk.Entry{Call: id, Tool: t.name, Time: e.opts.Now(), Outcome: "block", Rule: risk.RuleUndecided, Facts: facts})
@@ -488,9 +491,11 @@ func (e *Engine) effective(id string, t *tool, a *risk.Annotations) riskCall {
 	// input. They may narrow a declared set of labels (a read_file that
 	// may return credentials or nothing) to some of its members, but never
 	// step outside it: labels the tool did not declare only add.
-	hint := e.withholds(a)
+	// While a foreign tool is present, so is a private result
+	// (foreign.go).
+	hint := e.withholds(a) || e.foreignWithholds(a)
 	if !narrows(t.ann, a) {
-		hint = hint || e.withholds(t.ann)
+		hint = hint || e.withholds(t.ann) || e.foreignWithholds(t.ann)
 	}
 	if hint == t.hint {
 		return riskCall{id: id, tool: t, ann: a}
@@ -533,6 +538,7 @@ var ruleReasons = map[string]string{
 	risk.RuleUndecided:     "the call was not decided before it ran",
 	risk.RuleCapacity:      "the page has as many calls in progress as it allows; try again once some have finished",
 	risk.RuleFlood:         "as many questions wait for the user as the page allows",
+	risk.RuleForeign:       "a tool the runtime cannot control is open to agents on this page, so every call needs the user's approval",
 }
 
 // refusal is the agent view of a call that did not run, or whose output

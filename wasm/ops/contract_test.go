@@ -93,6 +93,7 @@ func TestGlueHeaders(t *testing.T) {
 		{Reveal, []string{"handle"}},
 		{Forget, []string{"handle"}},
 		{Scrub, []string{"tool"}},
+		{Foreign, []string{"names"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.op, func(t *testing.T) {

@@ -199,6 +199,13 @@ type ScrubRequest struct {
 	Tool string `json:"tool"`
 }
 
+// ForeignRequest is the Foreign header.
+type ForeignRequest struct {
+	// Names are the names of the native tools the runtime cannot
+	// control: engine.Engine.SetForeign.
+	Names []string `json:"names"`
+}
+
 // OKReply answers the ops that only succeed or not.
 type OKReply struct {
 	OK bool `json:"ok"`

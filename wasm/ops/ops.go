@@ -85,10 +85,16 @@ const (
 	// calls and from every later output: ScrubRequest; body: the values,
 	// a JSON array of strings -> OKReply (engine.Engine.Scrub).
 	Scrub = "scrub"
+	// Foreign tells the engine which tools in the browser's own registry
+	// it cannot control, the whole list each time, empty once none
+	// remains: ForeignRequest -> OKReply. While the list is not empty,
+	// every call asks the user (rule "foreign") and private results are
+	// withheld.
+	Foreign = "foreign"
 )
 
 // All lists the ops.
-var All = []string{Init, Register, Unregister, Decide, Resolve, Settle, Output, Configure, Decisions, Items, Reveal, Forget, Sweep, Exit, Stats, Scrub}
+var All = []string{Init, Register, Unregister, Decide, Resolve, Settle, Output, Configure, Decisions, Items, Reveal, Forget, Sweep, Exit, Stats, Scrub, Foreign}
 
 // Kinds are the ways execute can end, OutputRequest.Kind.
 var Kinds = []engine.OutcomeKind{engine.Returned, engine.Text, engine.Empty, engine.Threw,

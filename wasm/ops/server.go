@@ -246,6 +246,13 @@ func (s *Server) dispatch(e *engine.Engine, op, header, body string) (string, st
 			return errorReply(err), ""
 		}
 		return okReply, ""
+	case Foreign:
+		var r ForeignRequest
+		if err := decode(op, header, &r); err != nil {
+			return errorReply(err), ""
+		}
+		e.SetForeign(r.Names)
+		return okReply, ""
 	case Stats:
 		var r StatsRequest
 		if err := decode(op, header, &r); err != nil {

@@ -43,6 +43,12 @@ const (
 	// as many questions wait for the user as the policy allows
 	// (MaxConfirmations).
 	RuleFlood = "flood"
+	// RuleForeign asks the user before every call while the browser's
+	// own registry holds a tool the runtime cannot control (Call.Foreign):
+	// such a tool can send out whatever reaches the agent, with no
+	// decision of the engine. It can be made to block; it cannot be
+	// turned off.
+	RuleForeign = "foreign"
 )
 
 // The defaults of the policy's bounds.
@@ -122,7 +128,7 @@ type Decision struct {
 // never take anything away from them.
 type Config struct {
 	// Rules makes a rule stricter: "block" instead of asking the user.
-	// Keys: "malicious", "trifecta", "consequential"; values "confirm"
+	// Keys: "malicious", "trifecta", "consequential", "foreign"; values "confirm"
 	// (the default) or "block".
 	Rules map[string]string `json:"rules"`
 	// InsecureDisableRules turns rules off: "malicious", "trifecta",
@@ -170,12 +176,12 @@ var Labels = []string{
 // [NewPolicy].
 type Policy struct {
 	// The modes of the rules: Confirm, Block, or Allow when off.
-	malicious, trifecta, consequential Outcome
-	spot, ai                           bool
-	withhold                           []string
-	private                            []string
-	maxCalls, maxConfirmations         int
-	timeoutMs, slowTimeoutMs           int
+	malicious, trifecta, consequential, foreign Outcome
+	spot, ai                                    bool
+	withhold                                    []string
+	private                                     []string
+	maxCalls, maxConfirmations                  int
+	timeoutMs, slowTimeoutMs                    int
 }
 
 // MaxCalls is how many calls may be in progress at once.
@@ -191,6 +197,7 @@ func NewPolicy(c *Config) (*Policy, error) {
 		malicious:     Confirm,
 		trifecta:      Confirm,
 		consequential: Confirm,
+		foreign:       Confirm,
 		spot:          true,
 		ai:            true,
 		withhold:      slices.Clone(DefaultWithhold),
@@ -232,7 +239,7 @@ func NewPolicy(c *Config) (*Policy, error) {
 	for rule, v := range c.Rules {
 		m := p.mode(rule)
 		if m == nil {
-			return nil, fmt.Errorf("rules: unknown rule %q (known: malicious, trifecta, consequential)", rule)
+			return nil, fmt.Errorf("rules: unknown rule %q (known: malicious, trifecta, consequential, foreign)", rule)
 		}
 		switch v {
 		case "confirm":
@@ -245,6 +252,8 @@ func NewPolicy(c *Config) (*Policy, error) {
 	}
 	for _, rule := range c.InsecureDisableRules {
 		switch m := p.mode(rule); {
+		case rule == RuleForeign:
+			return nil, fmt.Errorf("insecureDisableRules: rule %q cannot be turned off (make it \"block\" in rules instead)", rule)
 		case m != nil:
 			*m = Allow
 		case rule == RuleSpotlight:
@@ -280,6 +289,8 @@ func (p *Policy) mode(rule string) *Outcome {
 		return &p.trifecta
 	case RuleConsequential:
 		return &p.consequential
+	case RuleForeign:
+		return &p.foreign
 	}
 	return nil
 }
@@ -325,11 +336,15 @@ type Call struct {
 	// ResolveFailed: resolve threw, or returned annotations that are
 	// not valid.
 	ResolveFailed bool
+	// Foreign names the tools in the browser's own registry that the
+	// runtime cannot control, when the call is made: none in a page
+	// whose native registry holds only the runtime's mirrors.
+	Foreign []string
 }
 
 // Decide decides a call in a session whose trust state is s. Every rule
 // that fires adds its facts; the strongest outcome wins, and the first
-// rule in the order resolve, malicious, trifecta, consequential,
+// rule in the order resolve, foreign, malicious, trifecta, consequential,
 // aiProcessing with that outcome names the decision.
 func (p *Policy) Decide(c Call, s *State) Decision {
 	a := c.Static.Refine(c.Resolved)
@@ -356,6 +371,10 @@ func (p *Policy) Decide(c Call, s *State) Decision {
 	if c.ResolveFailed {
 		fire(RuleResolve, Block, []Fact{{Source: "call", Key: "resolve", Value: "failed"}})
 		return d
+	}
+
+	if len(c.Foreign) > 0 {
+		fire(RuleForeign, p.foreign, foreignFacts(c.Foreign))
 	}
 
 	if m := p.malicious; m != Allow {
