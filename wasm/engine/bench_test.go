@@ -239,3 +239,31 @@ func BenchmarkCallSession(b *testing.B) {
 	b.ReportMetric(per(2)/per(0), "x-none")
 	b.ReportMetric(per(2)/per(1), "x-one")
 }
+
+// BenchmarkEchoes measures a 1 MiB output of a tool that declares nothing
+// and repeats every value an earlier output withheld (about 15,000): each
+// is found and removed. A text read once per occurrence of a letter made
+// this quadratic.
+func BenchmarkEchoes(b *testing.B) {
+	e := New(&Options{Origin: testOrigin})
+	for _, def := range []string{
+		`{"name":"s","description":"d","outputSchema":` + recordsSchema + `}`,
+		`{"name":"p","description":"d"}`,
+	} {
+		if _, err := e.Register(def); err != nil {
+			b.Fatal(err)
+		}
+	}
+	data := records(1 << 20)
+	if res := e.Output("s", Outcome{Kind: Returned, Data: data}); res.Held == 0 {
+		b.Fatal("nothing withheld")
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		res := e.Output("p", Outcome{Kind: Returned, Data: data})
+		if res.Err != nil || res.Held == 0 {
+			b.Fatal(res.Err, res.Held)
+		}
+		e.forgetCall(res.CallID)
+	}
+}

@@ -108,15 +108,13 @@ func foldedIndex(s, word string) bool {
 // at or after from, or -1.
 func indexReference(text string, from int) int {
 	const word = "reference"
+	c := newCaseCursor(text, 'f')
 	for i := from; i+len(word) <= len(text); {
-		j := strings.IndexByte(text[i+2:], 'f')
-		if k := strings.IndexByte(text[i+2:], 'F'); k >= 0 && (j < 0 || k < j) {
-			j = k
-		}
-		if j < 0 {
+		f := c.next(i + 2)
+		if f < 0 {
 			return -1
 		}
-		at := i + j // the f is word[2]
+		at := f - 2 // the f is word[2]
 		if at+len(word) <= len(text) && strings.EqualFold(text[at:at+len(word)], word) {
 			return at
 		}

@@ -99,20 +99,64 @@ func mayHaveReserved(s string) bool {
 // indexFold returns where word, lower-case ASCII, starts in s in any
 // case, or -1.
 func indexFold(s, word string) int {
-	lower, upper := word[0], word[0]-'a'+'A'
-	for i := 0; i+len(word) <= len(s); {
-		j := strings.IndexByte(s[i:], lower)
-		if k := strings.IndexByte(s[i:], upper); k >= 0 && (j < 0 || k < j) {
-			j = k
-		}
-		if j < 0 {
+	c := newCaseCursor(s, word[0])
+	for i := 0; i+len(word) <= len(s); i++ {
+		if i = c.next(i); i < 0 || i+len(word) > len(s) {
 			return -1
 		}
-		i += j
-		if i+len(word) <= len(s) && strings.EqualFold(s[i:i+len(word)], word) {
+		if strings.EqualFold(s[i:i+len(word)], word) {
 			return i
 		}
-		i++
 	}
 	return -1
+}
+
+// caseCursor finds, left to right, each place where an ASCII letter is
+// in a text in either case. It keeps where it found each case, so that
+// the text is read once for each, not once for every occurrence of the
+// other: a text of many f's and no F would otherwise be read to its end
+// for each f.
+type caseCursor struct {
+	s            string
+	lower, upper byte
+	// lo and up are where each case is next at or after the last place
+	// asked for, -1 when it is not in the rest of s, -2 before the first
+	// search.
+	lo, up int
+}
+
+// newCaseCursor returns a cursor for the ASCII letter c in s.
+func newCaseCursor(s string, c byte) caseCursor {
+	lower := c | 0x20
+	return caseCursor{s: s, lower: lower, upper: lower - 'a' + 'A', lo: -2, up: -2}
+}
+
+// next returns where the letter is first in s, in either case, at or
+// after i, or -1. Each call's i is at least the one before.
+func (c *caseCursor) next(i int) int {
+	c.lo = nextByte(c.s, c.lower, i, c.lo)
+	c.up = nextByte(c.s, c.upper, i, c.up)
+	switch {
+	case c.lo < 0:
+		return c.up
+	case c.up < 0:
+		return c.lo
+	}
+	return min(c.lo, c.up)
+}
+
+// nextByte returns where b is first in s at or after i, given last, where
+// it was found before (-1: nowhere after; -2: not looked for).
+func nextByte(s string, b byte, i, last int) int {
+	if last == -1 || last >= i {
+		return last
+	}
+	if i >= len(s) {
+		return -1
+	}
+	j := strings.IndexByte(s[i:], b)
+	if j < 0 {
+		return -1
+	}
+	return i + j
 }
