@@ -220,9 +220,9 @@ func (j *joined) match(o jorigin, w uint32) (a, b pos, ok bool) {
 			r.next()
 		}
 		count := 0
-		for ; k != 0; k = t.list[k-1].next {
-			nd := &t.list[k-1]
-			for count < int(nd.n) {
+		for ; k != 0; k = t.lens[k-1].next {
+			n := int(t.lens[k-1].n)
+			for count < n {
 				c, more := r.next()
 				if !more {
 					k = 0
@@ -236,7 +236,8 @@ func (j *joined) match(o jorigin, w uint32) (a, b pos, ok bool) {
 				break
 			}
 			j.budget--
-			if h.Sum64() != nd.hash {
+			nd := t.find(h.Sum64(), int32(n))
+			if nd == nil {
 				continue
 			}
 			if !nd.freeBefore(t.gen, j.strs[o.p.str], o.p.at) || !nd.freeAfter(t.gen, j.strs[r.end.str], r.end.at) {

@@ -137,9 +137,9 @@ func (t *needleTable) exactAt(text string, i int, w uint32, budget *int) int {
 	h.SetSeed(hashSeed)
 	var buf [64]byte
 	done, best := i, 0
-	for ; k != 0; k = t.list[k-1].next {
-		nd := &t.list[k-1]
-		end := i + int(nd.n)
+	for ; k != 0; k = t.lens[k-1].next {
+		n := t.lens[k-1].n
+		end := i + int(n)
 		if end > len(text) {
 			break
 		}
@@ -153,8 +153,8 @@ func (t *needleTable) exactAt(text string, i int, w uint32, budget *int) int {
 			done += c
 		}
 		*budget--
-		if h.Sum64() == nd.hash && nd.stands(t.gen, text, i, end) {
-			best = int(nd.n)
+		if nd := t.find(h.Sum64(), n); nd != nil && nd.stands(t.gen, text, i, end) {
+			best = int(n)
 		}
 	}
 	return best
@@ -317,9 +317,9 @@ func (t *needleTable) skeletonAt(text string, o origin, w uint32, budget *int) (
 	count := 0
 	var best *needle
 	bestEnd := -1
-	for ; k != 0; k = t.list[k-1].next {
-		nd := &t.list[k-1]
-		for count < int(nd.n) {
+	for ; k != 0; k = t.lens[k-1].next {
+		n := int(t.lens[k-1].n)
+		for count < n {
 			b, ok := fs.next()
 			if !ok {
 				k = 0
@@ -333,10 +333,8 @@ func (t *needleTable) skeletonAt(text string, o origin, w uint32, budget *int) (
 			break
 		}
 		*budget--
-		if h.Sum64() != nd.hash {
-			continue
-		}
-		if !nd.stands(t.gen, text, int(o.at), fs.end) {
+		nd := t.find(h.Sum64(), int32(n))
+		if nd == nil || !nd.stands(t.gen, text, int(o.at), fs.end) {
 			continue
 		}
 		best, bestEnd = nd, fs.end

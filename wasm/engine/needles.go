@@ -267,14 +267,22 @@ func appendLower(b []byte, s string) []byte {
 
 // needleTable finds needles by the four bytes they start with: a bloom
 // filter over a keyed mix of those bytes, then a hash table keyed by
-// their keyed hash, whose chains list the needles that start so,
-// shortest first. It keeps no needle's bytes.
+// their keyed hash, whose chains list the lengths of the needles that
+// start so, shortest first; then, for each length, a second hash table
+// keyed by the needle's hash. A scan hashes the text once for each
+// length, whatever the number of needles that share their first bytes
+// (a thousand keys that all start with sk_live_ cost what one does). It
+// keeps no needle's bytes.
 type needleTable struct {
 	bloom []uint64
 	shift uint8 // an index is the top 32-shift bits of the mix
 	slots []slot
 	used  int
-	list  []needle
+	// lens are the chains of lengths; list the needles, and byHash finds
+	// one by its hash and length.
+	lens   []length
+	list   []needle
+	byHash []hashSlot
 	// n counts the needles; longest is the longest's length.
 	n, longest int
 	// gen is the view the table now serves: needles added by an earlier
@@ -285,14 +293,26 @@ type needleTable struct {
 type slot struct {
 	key  uint64 // keyed hash of the four bytes; 0 for an empty slot
 	mix  uint32 // bloomMix of them, to grow the filter
-	head int32  // first needle, by index in list, plus one
+	head int32  // the shortest length, by index in lens, plus one
+}
+
+// length is one length of the needles that start with a slot's bytes.
+type length struct {
+	n int32
+	// next is the next longer length of the chain, by index in lens,
+	// plus one.
+	next int32
+}
+
+// hashSlot finds a needle by its hash and length (hashKey).
+type hashSlot struct {
+	key uint64 // 0 for an empty slot
+	at  int32  // the needle, by index in list, plus one
 }
 
 type needle struct {
 	hash uint64
 	n    int32
-	// next is the next needle of the chain, plus one.
-	next int32
 	// bound says what may not stand beside a match: a needle of digits
 	// alone is not found in a longer number (12345678 in 9123456789), and
 	// one of letters alone, from an earlier output, not inside a longer
@@ -327,8 +347,8 @@ func (t *needleTable) mayStart(w uint32) bool {
 	return t.bloom[bi/64]&(1<<(bi%64)) != 0
 }
 
-// chain returns the first needle that starts with w, plus one; 0 for
-// none.
+// chain returns the shortest length of the needles that start with w,
+// by index in lens, plus one; 0 for none.
 func (t *needleTable) chain(w uint32) int32 {
 	key := windowKey(w)
 	mask := len(t.slots) - 1
@@ -411,7 +431,8 @@ func (nd *needle) freeAfter(gen int32, text string, e int) bool {
 
 // bytes is the memory the table takes.
 func (t *needleTable) bytes() int {
-	return cap(t.slots)*int(unsafe.Sizeof(slot{})) + cap(t.list)*int(unsafe.Sizeof(needle{})) + 8*len(t.bloom)
+	return cap(t.slots)*int(unsafe.Sizeof(slot{})) + cap(t.list)*int(unsafe.Sizeof(needle{})) + 8*len(t.bloom) +
+		cap(t.lens)*int(unsafe.Sizeof(length{})) + cap(t.byHash)*int(unsafe.Sizeof(hashSlot{}))
 }
 
 func (t *needleTable) growSlots() {
@@ -465,28 +486,34 @@ func (t *needleTable) insertKeyed(from slot, nd needle) {
 		*sl = slot{key: from.key, mix: from.mix}
 		t.used++
 	}
+	if x := t.find(nd.hash, nd.n); x != nil {
+		x.pre, x.post = max(x.pre, nd.pre), max(x.post, nd.post)
+		x.gen = max(x.gen, nd.gen)
+		return
+	}
+	t.list = append(t.list, nd)
+	t.putHash(hashKey(nd.hash, nd.n), int32(len(t.list)))
+	// The slot's chain of lengths, shortest first, gets nd's if it lacks it.
 	prev := int32(0)
-	for k := sl.head; k != 0; k = t.list[k-1].next {
-		x := &t.list[k-1]
-		if x.n == nd.n && x.hash == nd.hash {
-			x.pre, x.post = max(x.pre, nd.pre), max(x.post, nd.post)
-			x.gen = max(x.gen, nd.gen)
-			return
-		}
-		if x.n > nd.n {
+	for k := sl.head; k != 0; k = t.lens[k-1].next {
+		if x := t.lens[k-1].n; x == nd.n {
+			prev = -1
+			break
+		} else if x > nd.n {
 			break
 		}
 		prev = k
 	}
-	nd.next = 0
-	t.list = append(t.list, nd)
-	k := int32(len(t.list))
-	if prev == 0 {
-		t.list[k-1].next = sl.head
-		sl.head = k
-	} else {
-		t.list[k-1].next = t.list[prev-1].next
-		t.list[prev-1].next = k
+	if prev >= 0 {
+		t.lens = append(t.lens, length{n: nd.n})
+		k := int32(len(t.lens))
+		if prev == 0 {
+			t.lens[k-1].next = sl.head
+			sl.head = k
+		} else {
+			t.lens[k-1].next = t.lens[prev-1].next
+			t.lens[prev-1].next = k
+		}
 	}
 	t.n++
 	t.longest = max(t.longest, int(nd.n))
@@ -495,4 +522,53 @@ func (t *needleTable) insertKeyed(from slot, nd needle) {
 	}
 	bi := sl.mix >> t.shift
 	t.bloom[bi/64] |= 1 << (bi % 64)
+}
+
+// hashKey is the key of a needle of hash h and length n in byHash; never 0.
+func hashKey(h uint64, n int32) uint64 {
+	if k := h ^ uint64(n)*0x9e3779b97f4a7c15; k != 0 {
+		return k
+	}
+	return 1
+}
+
+// find returns the needle of hash h and length n, or nil.
+func (t *needleTable) find(h uint64, n int32) *needle {
+	if len(t.byHash) == 0 {
+		return nil
+	}
+	key := hashKey(h, n)
+	mask := len(t.byHash) - 1
+	for i := int(key>>32) & mask; ; i = (i + 1) & mask {
+		switch t.byHash[i].key {
+		case key:
+			return &t.list[t.byHash[i].at-1]
+		case 0:
+			return nil
+		}
+	}
+}
+
+// putHash adds the needle at (by index in list, plus one) under key,
+// which byHash does not hold yet.
+func (t *needleTable) putHash(key uint64, at int32) {
+	if 2*len(t.list) > len(t.byHash) {
+		old := t.byHash
+		t.byHash = make([]hashSlot, max(16, 2*len(old)))
+		for _, e := range old {
+			if e.key != 0 {
+				t.placeHash(e)
+			}
+		}
+	}
+	t.placeHash(hashSlot{key: key, at: at})
+}
+
+func (t *needleTable) placeHash(e hashSlot) {
+	mask := len(t.byHash) - 1
+	i := int(e.key>>32) & mask
+	for t.byHash[i].key != 0 {
+		i = (i + 1) & mask
+	}
+	t.byHash[i] = e
 }

@@ -229,3 +229,31 @@ func toFullwidth(s string) string {
 		return r
 	}, s)
 }
+
+// Keys that share their first bytes (sk_live_) are each found by one hash
+// of the text at a place, not by trying every key there: a later output
+// that repeats three thousand of them loses the keys and keeps the rest.
+func TestSessionSharedPrefixEchoes(t *testing.T) {
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"mk","description":"d","outputSchema":{"type":"object","properties":{"keys":{"type":"array","items":{"type":"string","x-sensitive":true}}}}}`)
+	mustRegister(t, e, `{"name":"log","description":"d"}`)
+	keys := make([]string, 3000)
+	var lines strings.Builder
+	for i := range keys {
+		keys[i] = fmt.Sprintf("sk_live_%04d_%x", i, uint32(i)*2654435761)
+		fmt.Fprintf(&lines, "line %d: Bearer %s\n", i, keys[i])
+	}
+	list, err := json.Marshal(map[string]any{"keys": keys})
+	require.NoError(t, err)
+	require.Equal(t, len(keys), e.Output("mk", Outcome{Kind: Returned, Data: string(list)}).Held)
+
+	text, err := json.Marshal(map[string]any{"log": lines.String()})
+	require.NoError(t, err)
+	res := e.Output("log", Outcome{Kind: Returned, Data: string(text)})
+	require.Nil(t, res.Err)
+	for _, k := range keys {
+		require.NotContains(t, res.Agent, k)
+	}
+	assert.Contains(t, res.Agent, "line 0: Bearer ")
+	assert.Contains(t, res.Agent, "line 2999: Bearer ")
+}
