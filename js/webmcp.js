@@ -1392,6 +1392,8 @@
 
   const native =
     nativeOf(Document.prototype, document, 'modelContext') || nativeOf(Navigator.prototype, navigator, 'modelContext');
+  /** The registry's reader as it was when the runtime started: a script that replaces it later does not hide its tools. */
+  const nativeGetTools = native?.getTools;
 
   /**
    * The runtime's registrations in the native registry, by name: each
@@ -1501,7 +1503,7 @@
   const sweepOnce = async () => {
     let list;
     try {
-      list = await native.getTools();
+      list = await nativeGetTools.call(native);
     } catch {
       return;
     }
@@ -1536,7 +1538,7 @@
   const sweepSoon = () => (soon ||= setTimeout(() => ((soon = 0), sweep()), 100));
   /** sweep reads the native registry again, one reading at a time, the last after every change asked for. */
   const sweep = () => {
-    if (typeof native?.getTools !== 'function') return;
+    if (typeof nativeGetTools !== 'function') return;
     if (sweeping) return void (sweepAgain = true);
     sweeping = true;
     (async () => {
@@ -1639,7 +1641,34 @@
   };
   /** look watches what this document's observer cannot see under node. */
   const look = (node) => lookIn(node, watch);
-  const FRAME = ['iframe', 'frame', 'object'];
+  const FRAME = ['iframe', 'frame', 'object', 'embed'];
+  /** windowOf returns the window of a frame element; an embed has no contentWindow, and is found among its document's frames. */
+  const windowOf = (el) => {
+    if (el.localName !== 'embed') return el.contentWindow;
+    const frames = el.ownerDocument?.defaultView;
+    for (let i = 0; i < (frames?.length ?? 0); i++) {
+      try {
+        if (frames[i].frameElement === el) return frames[i];
+      } catch {}
+    }
+    return null;
+  };
+  /**
+   * Frames whose document may change before a load event comes, or
+   * never comes (a resource that never finishes loading): their new
+   * documents are guarded as they appear, on a timer, until they load.
+   * @type {Set<Element>}
+   */
+  const loading = new Set();
+  let polling = 0;
+  const pollFrames = () => {
+    polling = 0;
+    for (const el of loading) {
+      if (el.isConnected) frame(el);
+      else loading.delete(el);
+    }
+    if (loading.size) polling = setTimeout(pollFrames, 50);
+  };
 
   /**
    * frame guards the document of a same-origin frame that runs no Veil of
@@ -1650,13 +1679,21 @@
   const frame = (el) => {
     let w, doc;
     try {
-      w = el.contentWindow;
-      doc = el.contentDocument;
-      if (!w || !doc || w[MARK]) return;
+      w = windowOf(el);
+      doc = w?.document;
+      if (!w || !doc || w[MARK]) return void loading.delete(el);
     } catch {
-      return;
+      return void loading.delete(el);
     }
     guard(doc);
+    // A frame's first document is about:blank, complete, while the one it
+    // was given (srcdoc, src, data) is on its way.
+    const given = el.hasAttribute('srcdoc') || !['', 'about:blank'].includes(el.getAttribute('src') ?? el.getAttribute('data') ?? '');
+    if (doc.readyState === 'complete' && (doc.URL !== 'about:blank' || !given)) loading.delete(el);
+    else {
+      loading.add(el);
+      polling ||= setTimeout(pollFrames, 50);
+    }
   };
   /** neutralize moves a toolname out of the browser's reach; the form is no tool. */
   const neutralize = (form) => {
