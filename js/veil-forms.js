@@ -249,7 +249,10 @@ const fill = (form, input) => {
  * (a checkbox, a radio button, a select) is one of the page's own words,
  * which the input schema shows the agent, and is noted only for a secret
  * control. A form-associated custom element's value is read from the
- * form's entry list.
+ * form's entry list, and so is every entry of the submission (new
+ * FormData(form)) the call did not put there, under any name. A value
+ * over several lines is noted whole and line by line, paragraph by
+ * paragraph.
  * @param {Call} call
  */
 const note = ({ form, input, values }) => {
@@ -276,6 +279,34 @@ const note = ({ form, input, values }) => {
     }
   }
   if (custom.length) for (const [k, v] of new FormData(form)) if (typeof v === 'string' && custom.includes(k)) values.add(v);
+  // The submission as the browser reads it: what a custom element submits
+  // under names of its own, and what controls outside the form that name
+  // it hold. An entry is the agent's own only when its call put that value
+  // under that name; a choice's value is one of the page's own words.
+  /** @type {Map<string, Set<string>>} */
+  const words = new Map();
+  const word = (k, v) => words.set(k, (words.get(k) ?? new Set()).add(v));
+  for (const el of /** @type {any[]} */ ([...form.elements])) {
+    const name = el.getAttribute('name');
+    const dirname = el.getAttribute('dirname');
+    if (dirname) (word(dirname, 'ltr'), word(dirname, 'rtl'));
+    if (!name || secret(el)) continue;
+    if (el.localName === 'select') for (const o of el.options) word(name, o.value);
+    else if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) word(name, el.value);
+  }
+  const lf = (v) => v.replace(/\r\n?/g, '\n');
+  const filled = (k, v) =>
+    Object.hasOwn(input, k) && (Array.isArray(input[k]) ? input[k] : [input[k]]).some((x) => lf(String(x)) === lf(v));
+  for (const [k, v] of new FormData(form)) {
+    if (typeof v !== 'string') values.add(v.name);
+    else if (!filled(k, v) && !words.get(k)?.has(v)) values.add(v);
+  }
+  // A value over several lines may come back a line or a paragraph at a
+  // time (as HTML, each break a <br>): each is withheld as well.
+  for (const v of [...values]) {
+    if (!/[\r\n]/.test(v)) continue;
+    for (const part of [...lf(v).split(/\n[\t\f ]*\n/), ...lf(v).split('\n')]) values.add(part.trim());
+  }
   values.delete('');
 };
 
@@ -305,12 +336,26 @@ const flag = (form, name, attribute) => {
  * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>}} runtime
  */
 export const start = ({ prepare, submit, veil, withhold }) => {
-  /** @type {Map<HTMLFormElement, {tool: Tool|null, observer: MutationObserver}>} */
+  /** @type {Map<HTMLFormElement, {tool: Tool|null, observer: {disconnect: () => void}}>} */
   const forms = new Map();
   /** The call waiting for each form's submission. @type {WeakMap<HTMLFormElement, Call>} */
   const waiting = new WeakMap();
   /** Which call each agent's submit event answers. @type {WeakMap<Event, Call>} */
   const claims = new WeakMap();
+
+  /**
+   * joins says whether a change in a form's tree may add, change or remove
+   * a control associated with a form by its form attribute: one that has
+   * the attribute, or a node added or removed with one in it; or a change
+   * of the form's id.
+   * @param {HTMLFormElement} form
+   * @param {MutationRecord} r
+   */
+  const joins = (form, r) => {
+    const has = (n) => n instanceof Element && (n.hasAttribute('form') || n.querySelector('[form]') !== null);
+    if (r.type === 'attributes') return r.attributeName === 'form' || r.target === form || has(r.target);
+    return [...r.addedNodes, ...r.removedNodes].some(has);
+  };
 
   /** failed reports a form whose tool the engine, or the form's own attributes, refused. */
   const failed = (form, name, error) => {
@@ -606,8 +651,14 @@ export const start = ({ prepare, submit, veil, withhold }) => {
     /** @param {HTMLFormElement} form */
     seen(form) {
       if (!forms.has(form)) {
-        const observer = new MutationObserver(() => sync(form));
-        observer.observe(form, { subtree: true, childList: true, attributes: true, attributeFilter: WATCHED });
+        const own = new MutationObserver(() => sync(form));
+        own.observe(form, { subtree: true, childList: true, attributes: true, attributeFilter: WATCHED });
+        // A control elsewhere in the form's tree that joins it by its form
+        // attribute is one of its controls (form.elements) too.
+        const outside = new MutationObserver((records) => records.some((r) => joins(form, r)) && sync(form));
+        const root = form.getRootNode();
+        if (root !== form) outside.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['id', ...WATCHED] });
+        const observer = { disconnect: () => (own.disconnect(), outside.disconnect()) };
         forms.set(form, { tool: null, observer });
       }
       sync(form);
