@@ -75,13 +75,13 @@ func slowRedeemSite(t *testing.T, holdTTL string, delay time.Duration) *traySite
 	return s
 }
 
-// TestTrayRedteamDropsSecretInFlight: the user clicks Reveal on a one-time
+// TestTrayAttackDropsSecretInFlight: the user clicks Reveal on a one-time
 // API key shortly before the engine lets the reference go (its redeemBy,
 // the engine's hold being shorter). The server redeems it at once, but its
 // answer comes after the engine let it go: the tray, looking again, keeps
 // the row whose value is still on its way, and shows the key when it
 // comes.
-func TestTrayRedteamDropsSecretInFlight(t *testing.T) {
+func TestTrayAttackDropsSecretInFlight(t *testing.T) {
 	const keyTTL = 6
 	delay := 6 * time.Second
 	s := slowRedeemSite(t, "1", delay)
@@ -98,11 +98,11 @@ func TestTrayRedteamDropsSecretInFlight(t *testing.T) {
 	assert.True(t, strings.HasPrefix(shown, "nwk_live_"), "the redeemed key reached the user: %q", shown)
 }
 
-// TestTrayRedteamForgetInFlight: Forget on a one-time key the tray has
+// TestTrayAttackForgetInFlight: Forget on a one-time key the tray has
 // redeemed asks first ("This secret cannot be shown again"); while a
 // Reveal of the key is on its way, Forget cannot throw the key away
 // without asking: the server spent it, and the value that comes stays.
-func TestTrayRedteamForgetInFlight(t *testing.T) {
+func TestTrayAttackForgetInFlight(t *testing.T) {
 	s := slowRedeemSite(t, "600", 3*time.Second)
 	d := openTray(t, s, plain, "worker", "", true)
 	keyPath := d.makeKey("forget-key", 300)
@@ -114,11 +114,11 @@ func TestTrayRedteamForgetInFlight(t *testing.T) {
 	assert.True(t, eval[bool](d.tab, `!!(`+trayItem("forget-key")+`)`), "the tray still lists the key it redeemed, or asks before it forgets it")
 }
 
-// TestTrayRedteamRemounted: the tray keeps a one-time key it redeemed until
+// TestTrayAttackRemounted: the tray keeps a one-time key it redeemed until
 // the user hides it for good, also when the page's framework renders the
 // tray again (a route change that remounts the layout's <veil-secrets>):
 // the new tray has the key, and asks the server for nothing.
-func TestTrayRedteamRemounted(t *testing.T) {
+func TestTrayAttackRemounted(t *testing.T) {
 	s := newTraySite(t, false)
 	d := openTray(t, s, plain, "worker", "", true)
 	d.allowConsole(failedStatus("410"))

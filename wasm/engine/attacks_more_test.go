@@ -36,7 +36,7 @@ func rt2Members(t *testing.T, view string) map[string]json.RawMessage {
 // that JSON ({"prefix": "sk_live_", "rest": "…"}, the example the rules
 // give) passes byte for byte. Joins are read only between the strings of
 // the output itself, not between the strings of JSON text inside one.
-func TestRedteam2SplitAcrossMembersOfJSONText(t *testing.T) {
+func TestAttackSplitAcrossMembersOfJSONText(t *testing.T) {
 	inner := `{"prefix":"sk_live_","rest":"Zq81vT0pLm42"}`
 	for name, o := range map[string]engine.Outcome{
 		"text item":   {Kind: engine.Returned, Data: rtJSON(map[string]any{"content": []any{map[string]string{"type": "text", "text": inner}}})},
@@ -56,7 +56,7 @@ func TestRedteam2SplitAcrossMembersOfJSONText(t *testing.T) {
 // card number) is found as a string later, but not as a JSON number: a
 // number node is compared with withheld numbers only, and a formatted
 // string is not one.
-func TestRedteam2FormattedDigitsComeBackAsNumber(t *testing.T) {
+func TestAttackFormattedDigitsComeBackAsNumber(t *testing.T) {
 	for withheld, later := range map[string]string{
 		"123-45-6789":         `{"ssn":123456789}`,
 		"4111 1111 1111 1111": `{"card":4111111111111111}`,
@@ -76,7 +76,7 @@ func TestRedteam2FormattedDigitsComeBackAsNumber(t *testing.T) {
 // one may be drawn from the value (a QR code of a TOTP secret). A later
 // output that repeats an earlier value in a text item has the value cut
 // from the text, but its image beside it passes.
-func TestRedteam2MediaBesideRepeatedValue(t *testing.T) {
+func TestAttackMediaBesideRepeatedValue(t *testing.T) {
 	e := rtEngine(t, nil, rtCreateKey, rtListLog)
 	rtWithhold(t, e, rtKey)
 	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
@@ -102,7 +102,7 @@ func TestRedteam2MediaBesideRepeatedValue(t *testing.T) {
 // own words ("content", "text") then strips every later CallToolResult,
 // of any tool, of its content: the agent gets a result with no content
 // item, not even the notice, and what was cut joins the set in turn.
-func TestRedteam2WithheldMCPWordEmptiesLaterResults(t *testing.T) {
+func TestAttackWithheldMCPWordEmptiesLaterResults(t *testing.T) {
 	e := rtEngine(t, nil, rtReadHint, rtListLog)
 	if res := e.Output("read_record", engine.Outcome{Kind: engine.Returned, Data: `{"format":"text","section":"content"}`}); res.Err != nil || res.Held == 0 {
 		t.Fatalf("read_record withheld nothing: %+v", res)
@@ -124,7 +124,7 @@ func TestRedteam2WithheldMCPWordEmptiesLaterResults(t *testing.T) {
 // the enum words "admin" and "active". Every later output of the session
 // loses each member whose name holds one (isAdmin, isActive), and the
 // words inside other words ("administrators" becomes "istrators").
-func TestRedteam2WithheldWordsEraseLaterMembers(t *testing.T) {
+func TestAttackWithheldWordsEraseLaterMembers(t *testing.T) {
 	e := rtEngine(t, nil, rtReadHint, rtListLog)
 	if res := e.Output("read_record", engine.Outcome{Kind: engine.Returned, Data: `{"name":"Ada Lovelace","role":"admin","status":"active"}`}); res.Err != nil || res.Held == 0 {
 		t.Fatalf("read_record withheld nothing: %+v", res)
@@ -146,7 +146,7 @@ func TestRedteam2WithheldWordsEraseLaterMembers(t *testing.T) {
 // name (notificationSettings) goes whole from every later output; and a
 // withheld text's key-like words include an ISO timestamp's date and
 // hour, so every later timestamp of that hour is cut to its minutes.
-func TestRedteam2NamesAndTimestampsJoinTheSession(t *testing.T) {
+func TestAttackNamesAndTimestampsJoinTheSession(t *testing.T) {
 	e := rtEngine(t, nil, rtReadHint, rtListLog)
 	for _, o := range []engine.Outcome{
 		{Kind: engine.Returned, Data: `{"notificationSettings":{"email":true}}`},
@@ -173,7 +173,7 @@ func TestRedteam2NamesAndTimestampsJoinTheSession(t *testing.T) {
 // digits and three letters). A map keyed by e-mail addresses, SSNs or
 // phone numbers is keyed by what it withholds, and those keys come back
 // in any later output.
-func TestRedteam2MapKeyedByPersonalData(t *testing.T) {
+func TestAttackMapKeyedByPersonalData(t *testing.T) {
 	for _, key := range []string{"ada@example.org", "123-45-6789", "+14155552671"} {
 		t.Run(key, func(t *testing.T) {
 			e := rtEngine(t, nil, rtReadHint, rtListLog)
@@ -192,7 +192,7 @@ func TestRedteam2MapKeyedByPersonalData(t *testing.T) {
 // hexdump -C's, and Python's bytes.hex(' ', 2), which is xxd's grouping)
 // split any value of more than a few bytes, and each line's text column
 // splits it too.
-func TestRedteam2HexDumps(t *testing.T) {
+func TestAttackHexDumps(t *testing.T) {
 	grouped := ""
 	h := hex.EncodeToString([]byte(rtKey))
 	for i := 0; i < len(h); i += 4 {
@@ -219,7 +219,7 @@ func TestRedteam2HexDumps(t *testing.T) {
 // invalid reference. In an ASCII string only one or two of _ - . and the
 // space count: a tab or a line break between the words, or three spaces,
 // lets the object pass whole, id and redeemUrl included.
-func TestRedteam2MentionWithOtherWhiteSpace(t *testing.T) {
+func TestAttackMentionWithOtherWhiteSpace(t *testing.T) {
 	for _, typ := range []string{"secret\treference", "secret\nreference", "secret   reference"} {
 		e := rtEngine(t, nil, rt2Mint)
 		out := rtJSON(map[string]string{"type": typ, "id": "ref_8f3kQz71Lm", "label": "API key", "redeemUrl": "/redeem/cap_9XkQ2mZr7Tb"})
@@ -237,7 +237,7 @@ func TestRedteam2MentionWithOtherWhiteSpace(t *testing.T) {
 // them. An echo that takes more than two bytes a character (fullwidth
 // forms, a zero-width space between characters) with one escape at its
 // end is longer than that, and no window holds it whole.
-func TestRedteam2InflatedEchoOutsideTheEscapeWindow(t *testing.T) {
+func TestAttackInflatedEchoOutsideTheEscapeWindow(t *testing.T) {
 	const v = "sk_live_Zq81vT0pLm42Zq81vT0pLm42Zq81vT0pLm42abcdefghij"
 	var fullwidth strings.Builder
 	for _, r := range v[:len(v)-1] {
@@ -261,7 +261,7 @@ func TestRedteam2InflatedEchoOutsideTheEscapeWindow(t *testing.T) {
 // A record withheld as x-sensitive keeps its label in the session's set,
 // unless another of its fields (a note the agent wrote through another
 // tool) mentions a secret reference: then the label comes back later.
-func TestRedteam2MentionMakesLabelViewOnly(t *testing.T) {
+func TestAttackMentionMakesLabelViewOnly(t *testing.T) {
 	const def = `{"name":"get_payee","description":"d","outputSchema":{"type":"object","properties":{"payee":{"type":"object","x-sensitive":true}}}}`
 	const iban = "DE89370400440532013000"
 	e := rtEngine(t, nil, def, rtListLog)
@@ -278,7 +278,7 @@ func TestRedteam2MentionMakesLabelViewOnly(t *testing.T) {
 // value, …, its fragment and the fragment's parameters)". The parts of an
 // invalid reference's redeemUrl are not added, and a query or fragment
 // whose parameters are separated by semicolons gives none of them.
-func TestRedteam2RedeemURLPartsNotAdded(t *testing.T) {
+func TestAttackRedeemURLPartsNotAdded(t *testing.T) {
 	const tok = "QwErTyUiOpAsDfGhJk"
 	for _, u := range []string{
 		"https://api.other.example/redeem?cap=" + tok,
@@ -303,7 +303,7 @@ func TestRedteam2RedeemURLPartsNotAdded(t *testing.T) {
 // at its x-sensitive location never joins the session's set, and a later
 // output gives it back. The same text in a kept string of an x-sensitive
 // tool without sensitiveHint (rule b) is read, and its SSN joins the set.
-func TestRedteam2AllowlistJSONTextNotRead(t *testing.T) {
+func TestAttackAllowlistJSONTextNotRead(t *testing.T) {
 	const ssn = "123-45-6789"
 	record := rtJSON(map[string]string{"id": "p_1", "ssn": ssn})
 	for name, out := range map[string]string{
@@ -327,7 +327,7 @@ func TestRedteam2AllowlistJSONTextNotRead(t *testing.T) {
 // as the record, but neither is read against the schema, and the key at
 // its x-sensitive location reaches the agent in the very view that
 // withholds it from structuredContent.
-func TestRedteam2JSONTextInOtherForms(t *testing.T) {
+func TestAttackJSONTextInOtherForms(t *testing.T) {
 	record := rtJSON(map[string]string{"id": "key_1", "key": rtKey})
 	for name, text := range map[string]string{
 		"stringified twice": rtJSON(record),
@@ -347,7 +347,7 @@ func TestRedteam2JSONTextInOtherForms(t *testing.T) {
 // withheld values (here: its pointers would be too long) has added them
 // to the set, yet its reply says the set is empty; an engine lost then
 // starts clean, and a later output gives them back.
-func TestRedteam2ScrubbingAfterAFailedView(t *testing.T) {
+func TestAttackScrubbingAfterAFailedView(t *testing.T) {
 	const def = `{"name":"tree","description":"d","outputSchema":{"$defs":{"n":{"type":"object","properties":{"s":{"type":"string","x-sensitive":true},"c":{"$ref":"#/$defs/n"}}}},"$ref":"#/$defs/n"}}`
 	e := rtEngine(t, nil, def)
 	var b strings.Builder
@@ -366,7 +366,7 @@ func TestRedteam2ScrubbingAfterAFailedView(t *testing.T) {
 // another script (Arabic-Indic, as Intl.NumberFormat writes for ar-EG;
 // Devanagari) is the same number to a reader, but its skeleton keeps
 // those digits, and a card number so written passes.
-func TestRedteam2DigitsOfOtherScripts(t *testing.T) {
+func TestAttackDigitsOfOtherScripts(t *testing.T) {
 	const card = "4111111111111111"
 	for _, out := range []string{"card ٤١١١١١١١١١١١١١١١", "card ४१११११११११११११११"} {
 		e := rtEngine(t, nil, rtCreateKey, rtListLog)
@@ -381,7 +381,7 @@ func TestRedteam2DigitsOfOtherScripts(t *testing.T) {
 // the schema declares nothing, is withheld". The schema describes
 // structuredContent, not the CallToolResult around it, yet a member of
 // the result itself so named (a record spread beside content) passes.
-func TestRedteam2SensitiveNameBesideStructuredContent(t *testing.T) {
+func TestAttackSensitiveNameBesideStructuredContent(t *testing.T) {
 	const def = `{"name":"get_person","description":"d","outputSchema":{"type":"object","properties":{"id":{"type":"string"},"ssn":{"type":"string","x-sensitive":true}}}}`
 	const ssn = "123-45-6789"
 	for _, name := range []string{"ssn", "SSN"} {
@@ -396,7 +396,7 @@ func TestRedteam2SensitiveNameBesideStructuredContent(t *testing.T) {
 // join the session's set. They are skipped whatever they hold: a value of
 // another shape there (an account number as the priority, beside the
 // roles of audience, as a MIME type) comes back in a later output.
-func TestRedteam2AnnotationValuesOfOtherShapes(t *testing.T) {
+func TestAttackAnnotationValuesOfOtherShapes(t *testing.T) {
 	const iban = "DE89370400440532013000"
 	for name, item := range map[string]map[string]any{
 		"audience": {"type": "text", "text": "statement", "annotations": map[string]any{"audience": []string{"user", iban}}},

@@ -82,7 +82,7 @@ func rtNoLeak(t *testing.T, output string, res engine.Result, value string) {
 // only the strings of four characters or more (rule d). Booleans, numbers
 // of any length (a nine-digit SSN), short strings, member names, and a
 // content item's annotations and MIME type of any length reach the agent.
-func TestRedteamHintWholeOutputCallToolResult(t *testing.T) {
+func TestAttackHintWholeOutputCallToolResult(t *testing.T) {
 	e := rtEngine(t, nil, rtReadHint)
 	out := rtJSON(map[string]any{
 		"content": []any{
@@ -107,7 +107,7 @@ func TestRedteamHintWholeOutputCallToolResult(t *testing.T) {
 // The same path serves the fail-closed answers: once the session's scrub
 // set is full (or the engine was lost), every output is to be withheld
 // whole, but a CallToolResult keeps its structure and short values.
-func TestRedteamFullSessionCallToolResult(t *testing.T) {
+func TestAttackFullSessionCallToolResult(t *testing.T) {
 	for name, opts := range map[string]*engine.Options{
 		"set full":    {MaxScrubNeedles: 1},
 		"engine lost": {ScrubLost: true},
@@ -140,7 +140,7 @@ func TestRedteamFullSessionCallToolResult(t *testing.T) {
 // later tool returns the same text as its string result, or the same
 // object: the text is judged as the value it holds, and no node of it
 // equals the withheld string. Its inner values never join the set either.
-func TestRedteamWithheldJSONTextEchoed(t *testing.T) {
+func TestAttackWithheldJSONTextEchoed(t *testing.T) {
 	const creds = `{"pin":"8123","user":"ada"}`
 	for _, o := range []engine.Outcome{
 		{Kind: engine.Text, Data: creds},
@@ -166,7 +166,7 @@ func TestRedteamWithheldJSONTextEchoed(t *testing.T) {
 // Rule (d): a string withheld under a member named label (in any case),
 // and a content item's annotations and MIME type, are removed from their
 // own view only, so a later output gives them back.
-func TestRedteamLabelNotInSessionSet(t *testing.T) {
+func TestAttackLabelNotInSessionSet(t *testing.T) {
 	const iban = "DE89370400440532013000"
 	for name, out := range map[string]string{
 		"label":       rtJSON(map[string]any{"label": iban, "balance": 12.5}),
@@ -188,7 +188,7 @@ func TestRedteamLabelNotInSessionSet(t *testing.T) {
 // returns the record as JSON text in a string (MCP's own convention for a
 // text item; a resource's text; a payload member) gives the key to the
 // agent in that view: only structuredContent is read against the schema.
-func TestRedteamDeclaredKeyInJSONText(t *testing.T) {
+func TestAttackDeclaredKeyInJSONText(t *testing.T) {
 	record := rtJSON(map[string]string{"id": "key_1", "key": rtKey})
 	for name, out := range map[string]string{
 		"text item": rtJSON(map[string]any{
@@ -211,7 +211,7 @@ func TestRedteamDeclaredKeyInJSONText(t *testing.T) {
 // Rule (b)'s envelope: "a member named like a sensitive property, where
 // the schema declares nothing, is withheld". Only the name exactly as
 // declared is: the same name in another case or spelling passes.
-func TestRedteamEnvelopeNameSpelling(t *testing.T) {
+func TestAttackEnvelopeNameSpelling(t *testing.T) {
 	const def = `{"name":"get_key","description":"d","outputSchema":{"type":"object","properties":{"id":{"type":"string"},"apiKey":{"type":"string","x-sensitive":true}}}}`
 	for _, name := range []string{"ApiKey", "APIKEY", "apikey", "api_key", "api-key"} {
 		t.Run(name, func(t *testing.T) {
@@ -226,7 +226,7 @@ func TestRedteamEnvelopeNameSpelling(t *testing.T) {
 // characters, and a run is any run of the base64 alphabet, which holds
 // '/', '_', '-' and '+'. Hex after a path, a prefix or two letters is not
 // read.
-func TestRedteamHexAfterBase64Characters(t *testing.T) {
+func TestAttackHexAfterBase64Characters(t *testing.T) {
 	h := hex.EncodeToString([]byte(rtKey))
 	for _, out := range []string{
 		"GET /api/keys/" + h + " 200",
@@ -245,7 +245,7 @@ func TestRedteamHexAfterBase64Characters(t *testing.T) {
 // Rule (d), quoted-printable: an encoder that wraps a line inside a
 // character's UTF-8 bytes (=C3=\r\n=BC, as Go's mime/quotedprintable and
 // Python's quopri do) hides a value with a character past ASCII.
-func TestRedteamQuotedPrintableSoftBreakInCharacter(t *testing.T) {
+func TestAttackQuotedPrintableSoftBreakInCharacter(t *testing.T) {
 	const name = "Müller#4471"
 	for pad := 55; pad < 80; pad++ {
 		var b bytes.Buffer
@@ -269,7 +269,7 @@ func TestRedteamQuotedPrintableSoftBreakInCharacter(t *testing.T) {
 // cut at spaces only, so a key written key=value, in a URL, in CSV or in
 // HTML is not found alone later; nor is any key of a text with no ASCII
 // space.
-func TestRedteamKeyInWithheldParagraph(t *testing.T) {
+func TestAttackKeyInWithheldParagraph(t *testing.T) {
 	for _, para := range []string{
 		"STRIPE_SECRET_KEY=" + rtKey + "\nDATABASE_URL=postgres://db.internal/app\n",
 		"Callback https://app.example/cb?token=" + rtKey + "&x=1 was sent to ada",
@@ -291,7 +291,7 @@ func TestRedteamKeyInWithheldParagraph(t *testing.T) {
 // Rule (d), base64 "wrapped at 64 or 76 columns": the same wrapping with
 // each line indented, as a YAML block scalar holds a PEM body or a
 // credential, is read line by line, and a value across two lines is lost.
-func TestRedteamBase64IndentedWrap(t *testing.T) {
+func TestAttackBase64IndentedWrap(t *testing.T) {
 	b := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("line one\n", 9) + "key=" + rtKey + "\n"))
 	var y strings.Builder
 	y.WriteString("data:\n  creds: |\n")
@@ -307,7 +307,7 @@ func TestRedteamBase64IndentedWrap(t *testing.T) {
 // Rule (d), base64: a MIME header encoder splits a long text into
 // encoded-words (RFC 2047) wherever its length falls, so a value is cut
 // across two base64 runs that a mail reader joins.
-func TestRedteamEncodedWordsSplitValue(t *testing.T) {
+func TestAttackEncodedWordsSplitValue(t *testing.T) {
 	out := "Subject: " + mime.BEncoding.Encode("utf-8", strings.Repeat("Grüße ", 5)+rtKey+strings.Repeat(" Grüße", 5))
 	e := rtEngine(t, nil, rtCreateKey, rtListLog)
 	rtWithhold(t, e, rtKey)
@@ -322,7 +322,7 @@ func TestRedteamEncodedWordsSplitValue(t *testing.T) {
 
 // Rule (d), "another case": JavaScript's toUpperCase, Python's upper and
 // casefold, and Java's toUpperCase write ß as SS.
-func TestRedteamSharpSUpperCase(t *testing.T) {
+func TestAttackSharpSUpperCase(t *testing.T) {
 	const v = "Müller-Straße 4471"
 	for _, out := range []string{"NAME: MÜLLER-STRASSE 4471", "müller-strasse 4471"} {
 		e := rtEngine(t, nil, rtCreateKey, rtListLog)
@@ -337,7 +337,7 @@ func TestRedteamSharpSUpperCase(t *testing.T) {
 // Rule (d), base64 and hex: the browser's btoa (and Java's ISO-8859-1
 // bytes) encode a name with ü as one byte, which the engine decodes to
 // no character.
-func TestRedteamBase64OfLatin1(t *testing.T) {
+func TestAttackBase64OfLatin1(t *testing.T) {
 	const v = "Müller#4471"
 	latin1 := []byte{'M', 0xfc, 'l', 'l', 'e', 'r', '#', '4', '4', '7', '1'}
 	for _, out := range []string{"name=" + base64.StdEncoding.EncodeToString(latin1), "name=" + hex.EncodeToString(latin1)} {
@@ -355,7 +355,7 @@ func TestRedteamBase64OfLatin1(t *testing.T) {
 // query (?TOKEN) is a name with no value, and one in a fragment's
 // parameters (#k=TOKEN, as OAuth's implicit flow writes) is only part of
 // the fragment: neither is found alone later.
-func TestRedteamRedeemURLCapabilityAlone(t *testing.T) {
+func TestAttackRedeemURLCapabilityAlone(t *testing.T) {
 	const tok = "Xq81Lm0pZ7Tb"
 	for _, u := range []string{"/redeem?" + tok, "/redeem/x#k=" + tok + "&v=1"} {
 		e := rtEngine(t, nil, `{"name":"mint","description":"d"}`, rtListLog)
@@ -371,7 +371,7 @@ func TestRedteamRedeemURLCapabilityAlone(t *testing.T) {
 // Rule (d), escapes: Go's html/template writes a value in a CSS string as
 // CSS escapes (\3e , \2b ), which are read as octal or as the letter
 // after the backslash.
-func TestRedteamCSSEscapes(t *testing.T) {
+func TestAttackCSSEscapes(t *testing.T) {
 	for v, out := range map[string]string{
 		"tok>91":           `<style>.a{font-family:"tok\3e 91"}</style>`,
 		"q8+/Zx9kLmN0pQ==": `<style>.a{font-family:"q8\2b\2fZx9kLmN0pQ=="}</style>`,
@@ -388,7 +388,7 @@ func TestRedteamCSSEscapes(t *testing.T) {
 // Rule (c′): the type written with a no-break space, fullwidth, or a
 // zero-width space inside, still names secret_reference to a reader, but
 // the object passes whole, id and redeemUrl included.
-func TestRedteamSpelledReferenceType(t *testing.T) {
+func TestAttackSpelledReferenceType(t *testing.T) {
 	for _, typ := range []string{"secret\u00a0reference", "ｓｅｃｒｅｔ＿ｒｅｆｅｒｅｎｃｅ", "secret\u200b_reference"} {
 		e := rtEngine(t, nil, `{"name":"mint","description":"d"}`)
 		out := rtJSON(map[string]string{"type": typ, "id": "ref_8f3kQz71Lm", "label": "API key", "redeemUrl": "/redeem/cap_9XkQ2mZr7Tb"})
@@ -405,7 +405,7 @@ func TestRedteamSpelledReferenceType(t *testing.T) {
 // as written, so one withheld with the white space around it that a file
 // or a form field leaves (a PIN read as "4471\n") is not found once a
 // later output trims it.
-func TestRedteamShortValueTrimmed(t *testing.T) {
+func TestAttackShortValueTrimmed(t *testing.T) {
 	for _, v := range []string{"4471\n", "\t4471", "4471 "} {
 		e := rtEngine(t, nil, rtCreateKey, rtListLog)
 		rtWithhold(t, e, v)

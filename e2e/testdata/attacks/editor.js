@@ -1,5 +1,5 @@
 // editor.js: form-associated custom elements as design systems ship them,
-// for redteam_page_test.go. <x-field> submits one string under its name;
+// for forms_attack_test.go. <x-field> submits one string under its name;
 // <x-editor> submits what the user wrote twice, as text and as HTML,
 // under names of its own (setFormValue with a FormData), as rich-text
 // editors do.

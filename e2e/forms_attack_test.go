@@ -23,18 +23,18 @@ const editorForm = `<form id="note" toolname="send_note" tooldescription="Sends 
 	<button>Send</button>
 </form>`
 
-// TestRedteamPageFormCustomElementEntries: a form's answer must not give
+// TestFormsAttackCustomElementEntries: a form's answer must not give
 // the agent what the user typed. The runtime reads a form-associated
 // custom element's value from the form's entry list, but only under the
 // element's own name; an element that submits a FormData (a rich-text
 // editor, a card field) submits its entries under names of their own, and
 // what the user typed there reaches the agent in an answer built from
 // new FormData(form), as form handlers build it.
-func TestRedteamPageFormCustomElementEntries(t *testing.T) {
+func TestFormsAttackCustomElementEntries(t *testing.T) {
 	for _, b := range formBrowsers {
 		t.Run(b.name, func(t *testing.T) {
 			tb := openForms(t, b.b(), "worker")
-			eval[bool](tb, `new Promise((r, fail) => { const s = document.createElement("script"); s.src = "/redteam/editor.js"; s.onload = () => r(true); s.onerror = fail; document.head.append(s); })`)
+			eval[bool](tb, `new Promise((r, fail) => { const s = document.createElement("script"); s.src = "/attacks/editor.js"; s.onload = () => r(true); s.onerror = fail; document.head.append(s); })`)
 			eval[bool](tb, `forms.add(`+js(editorForm)+`)`)
 			eval[bool](tb, `(forms.answer.note = {respond: (f) => ({submitted: Object.fromEntries(new FormData(f))})}, true)`)
 			eval[map[string]any](tb, `forms.tool("send_note")`)
@@ -50,11 +50,11 @@ func TestRedteamPageFormCustomElementEntries(t *testing.T) {
 	}
 }
 
-// TestRedteamPageFormMultilineAsHTML: a message the user typed over
+// TestFormsAttackMultilineAsHTML: a message the user typed over
 // several lines, in a form the agent filled the rest of, comes back in the
 // answer as the page shows it, each line break an HTML <br>: the runtime
 // withholds the message whole, and each line reaches the agent.
-func TestRedteamPageFormMultilineAsHTML(t *testing.T) {
+func TestFormsAttackMultilineAsHTML(t *testing.T) {
 	for _, b := range formBrowsers {
 		t.Run(b.name, func(t *testing.T) {
 			tb := openForms(t, b.b(), "worker")
@@ -74,14 +74,14 @@ func TestRedteamPageFormMultilineAsHTML(t *testing.T) {
 	}
 }
 
-// TestRedteamPageFormOutsideControl: a form an agent's call submits
+// TestFormsAttackOutsideControl: a form an agent's call submits
 // (toolautosubmit) with a card's details in it asks the user first. The
 // runtime watches the form's own subtree for the controls that make it
 // so; a card field elsewhere in the page that joins the form by its form
 // attribute, rendered after the form was a tool (a layout that puts the
 // card field in a side panel, a portal), is not seen: the tool stays one
 // that does not ask, and the agent's call submits the card unasked.
-func TestRedteamPageFormOutsideControl(t *testing.T) {
+func TestFormsAttackOutsideControl(t *testing.T) {
 	for _, b := range formBrowsers {
 		t.Run(b.name, func(t *testing.T) {
 			tb := openForms(t, b.b(), "worker")
