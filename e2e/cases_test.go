@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -188,11 +189,16 @@ type caseRun struct {
 	registerErrs map[string]jsError
 }
 
+// casesTimeout bounds a run of the cases in its tab.
+const casesTimeout = 90 * time.Second
+
 // runCases opens the conformance page of the run, registers every case's
 // tool and its earlier tools, and calls each through every path, the
 // earlier tools in order right before the case's own.
 func runCases(t *testing.T, run pageRun, cases []*corpus.Case) *caseRun {
-	tb := openTab(t, run.b())
+	// Every case through every path in one tab: about 11 s on a quiet
+	// machine of two CPUs, whose load can triple it.
+	tb := openTabFor(t, run.b(), casesTimeout)
 	if run.native {
 		// Chromium logs every failed tool; the console check below makes
 		// sure that what it logs carries nothing a case withholds.
