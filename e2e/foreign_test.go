@@ -354,3 +354,37 @@ func TestForeignEngineLost(t *testing.T) {
 		})
 	}
 }
+
+// TestForeignMirrorLeftDuringReading: the runtime reads the native
+// registry asynchronously, so a reading can list a mirror that left the
+// registry (its tool unregistered, or unregistered and registered again)
+// before the answer is judged. That mirror is the runtime's, not a foreign
+// tool: the session must not fail closed for it (every call would ask the
+// user), and the page must hear of no foreign tool.
+func TestForeignMirrorLeftDuringReading(t *testing.T) {
+	tb := openForeign(t, native, "reading.html", foreignTools)
+	// A second tool whose registration the test ends.
+	register := `(async () => {
+		window.later = new AbortController();
+		await document.modelContext.registerTool({name: "later", description: "Runs later", execute: () => "later"}, {signal: later.signal});
+		return true;
+	})()`
+	eval[bool](tb, register)
+	tb.poll(`foreign.native().then((l) => l.includes("later@self"))`)
+	// Hold the next reading, and make one: it lists the mirror.
+	eval[bool](tb, `(readings.hold = true, document.body.append(document.createElement("div")), true)`)
+	tb.poll(`readings.lists.length > 0`)
+	require.Contains(t, eval[[]string](tb, `readings.lists[0]`), "later", "the held reading lists the mirror")
+	// The tool leaves the registry while the reading is held; the reading
+	// is judged before it comes back under the same name.
+	eval[bool](tb, `(later.abort(), true)`)
+	tb.poll(`foreign.native().then((l) => !l.includes("later@self"))`)
+	eval[bool](tb, `(readings.release(), true)`)
+	settle := `new Promise((r) => setTimeout(() => r(true), 300))` // every reading the changes asked for
+	eval[bool](tb, settle)
+	eval[bool](tb, register)
+	tb.poll(`foreign.native().then((l) => l.includes("later@self"))`)
+	eval[bool](tb, settle)
+	assert.Empty(t, eval[[]foreignEvent](tb, `foreign.events`), "the runtime's own mirror was taken for a foreign tool")
+	assertOpen(t, tb)
+}

@@ -1223,7 +1223,7 @@
   // Live from start-up, so that a frame is never asked before it listens.
   // It also tells another frame's sweep which native tools here are this
   // Veil's mirrors (Nothing around the engine).
-  Object.defineProperty(window, MARK, { value: Object.freeze({ mirrored: (name) => mirrored(str(name)) }) });
+  Object.defineProperty(window, MARK, { value: Object.freeze({ mirrored: (name, since) => mirrored(str(name), Number(since)) }) });
   addEventListener('message', (e) => {
     const msg = e.data;
     // isTrusted: a MessageEvent page script made can name any origin and source.
@@ -1403,10 +1403,25 @@
    * @type {Map<string, {entry: Entry, state: 'pending'|'live'|'refused', held?: boolean}>}
    */
   const mirrors = new Map();
-  /** mirrored says whether the native tool of this document named name is the runtime's mirror. */
-  const mirrored = (name) => {
+  /**
+   * When each name's last mirror left the native registry, on the clock
+   * that same-origin frames share (clock()).
+   * @type {Map<string, number>}
+   */
+  const mirrorEnded = new Map();
+  /** clock is a time that this document and its same-origin frames read alike, in milliseconds. */
+  const clock = () => performance.timeOrigin + performance.now();
+  /**
+   * mirrored says whether the native tool of this document named name is,
+   * or could have been when a reading of the registry began at since, the
+   * runtime's mirror: a reading started before a mirror's unregistration
+   * can list it after the mirror is gone.
+   */
+  const mirrored = (name, since = Infinity) => {
     const m = mirrors.get(name);
-    return m !== undefined && m.state !== 'refused';
+    if (m !== undefined && m.state !== 'refused') return true;
+    const ended = mirrorEnded.get(name);
+    return ended !== undefined && ended >= since;
   };
 
   /** mirror registers a tool in the native registry whose execute returns only the agent view. */
@@ -1440,7 +1455,11 @@
     } catch (e) {
       refused(e);
     }
-    controller.signal.addEventListener('abort', () => mirrors.get(name) === m && mirrors.delete(name));
+    controller.signal.addEventListener('abort', () => {
+      if (mirrors.get(name) === m) mirrors.delete(name);
+      // A refused mirror was never in the registry: a tool there of its name is another's.
+      if (m.state !== 'refused') mirrorEnded.set(name, clock());
+    });
   };
 
   // ---- Nothing around the engine -------------------------------------------
@@ -1489,9 +1508,9 @@
     });
   };
   /** veilMirror says whether the native tool name of window w is a mirror of w's own Veil. */
-  const veilMirror = (w, name) => {
+  const veilMirror = (w, name, since) => {
     try {
-      return reachable(w) && w[MARK]?.mirrored?.(name) === true;
+      return reachable(w) && w[MARK]?.mirrored?.(name, since) === true;
     } catch {
       return false;
     }
@@ -1501,6 +1520,10 @@
    * of same-origin frames, all of which native paths here can run.
    */
   const sweepOnce = async () => {
+    const since = clock();
+    // Only a reading that began after a mirror left can judge its name.
+    for (const [name, ended] of mirrorEnded) if (ended < lastReading) mirrorEnded.delete(name);
+    lastReading = since;
     let list;
     try {
       list = await nativeGetTools.call(native);
@@ -1514,7 +1537,7 @@
       const name = str(t?.name);
       const w = t?.window;
       if (w === window) own.add(name);
-      if (!(w === window ? mirrored(name) : veilMirror(w, name))) names.add(name);
+      if (!(w === window ? mirrored(name, since) : veilMirror(w, name, since))) names.add(name);
     }
     // A mirror refused while a foreign tool held its name is registered
     // again once the name is free (one refused for another reason, never
@@ -1527,6 +1550,8 @@
     const now = [...names].sort();
     if (JSON.stringify(now) !== JSON.stringify(foreignTools)) foreignChanged(now);
   };
+  /** When the last reading of the registry began (clock()). */
+  let lastReading = -Infinity;
   let sweeping = false;
   let sweepAgain = false;
   let soon = 0;

@@ -76,6 +76,9 @@
    * Chromium's own, "page" for document.modelContext as the page sees it.
    * It returns, per case, the outcome and the error messages.
    */
+  /** caseTimeout bounds one case, in milliseconds. */
+  const caseTimeout = 5000;
+
   async function run(target, cases) {
     await Promise.resolve(globalThis.veil?.ready).catch(() => {});
     const mc = target === "native" ? nativeContext : document.modelContext;
@@ -83,13 +86,19 @@
     for (const c of cases) {
       const messages = [];
       let outcome;
+      let timer;
       try {
-        outcome = await new AsyncFunction("mc", "h", `"use strict";\nconst {tool, attempt, tick, until, settledWithin, registered} = h;\n${c.script}`)(
-          mc,
-          helpers(messages),
-        );
+        const body = new AsyncFunction("mc", "h", `"use strict";\nconst {tool, attempt, tick, until, settledWithin, registered} = h;\n${c.script}`);
+        // A case that never settles is reported by name, not as the whole
+        // run's deadline.
+        const hung = new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`the case did not settle within ${caseTimeout} ms`)), caseTimeout);
+        });
+        outcome = await Promise.race([body(mc, helpers(messages)), hung]);
       } catch (e) {
         outcome = { threw: `${e?.name}: ${e?.message}` };
+      } finally {
+        clearTimeout(timer);
       }
       // Let the case's stray events and timers run before the next one.
       for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 0));
