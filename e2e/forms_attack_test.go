@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Red-team findings on forms: a form's answer must not give the agent what
+// Attacks on forms: a form's answer must not give the agent what
 // the user typed, and a form an agent's call submits with a card's details
 // in it asks the user first.
 

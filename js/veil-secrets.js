@@ -12,8 +12,11 @@
 // tray fetched is shown instead, for the user to copy by hand. Revealing
 // needs a click or a key press, as veil.reveal does. A secret_reference is
 // redeemed only once, so the tray keeps what it redeemed: hiding masks it
-// (Show brings it back) until the user confirms hiding it for good. Spent
-// and expired items say so, and their Reveal and Copy are disabled. Each
+// (Show brings it back) until the user confirms hiding it for good. It
+// keeps them for the page, not in the element, so a tray the page puts in
+// place of another still has them; and an item whose value is on its way
+// stays, its Forget disabled, until the value comes. Spent and expired
+// items say so, and their Reveal and Copy are disabled. Each
 // call shows its first five items, then "Show more".
 //
 // Theming: CSS custom properties on the element or above it,
@@ -116,6 +119,19 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
   const ACTIVATION = 'This needs a click or a key press.';
   const KEPT = 'Shown once: the server will not hand it out again. It stays here until you hide it for good.';
   const MASKED = 'Masked. Show brings it back; it stays here until you hide it for good.';
+
+  /**
+   * The page's one-time secrets, shared by every tray of the page so that a
+   * tray the page renders again still has them. kept: those redeemed, by
+   * handle, until the user hides or forgets them for good. flying: those
+   * whose redemption is on its way, by handle, with how many are.
+   * @type {Map<string, {item: any, value: string}>}
+   */
+  const kept = new Map();
+  /** @type {Map<string, {item: any, n: number}>} */
+  const flying = new Map();
+  /** @type {Set<VeilSecrets>} the trays in the document */
+  const trays = new Set();
 
   /** active says whether the user just clicked or pressed a key, as veil.reveal asks. */
   const active = () => !!navigator.userActivation?.isActive;
@@ -220,6 +236,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
         return;
       }
       this.#off = new AbortController();
+      trays.add(this);
       const signal = this.#off.signal;
       v.addEventListener('held', (e) => ((this.#lost.hidden = true), this.#sync(e.detail?.callId)), { signal });
       // The engine that held the values is gone, and they with it.
@@ -232,6 +249,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
 
     disconnectedCallback() {
       this.#off.abort();
+      trays.delete(this);
       clearTimeout(this.#expiry);
       this.#concealAll();
     }
@@ -260,7 +278,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       for (const g of this.#groups.values())
         for (const it of g.items ?? []) {
           const row = g.rows.get(it.handle);
-          if (!row || (row.state === 'ready' && !(row.once && row.v !== null))) n++;
+          if (!row || (row.state === 'ready' && !kept.has(it.handle))) n++;
         }
       if (n) {
         this.#lost.textContent = `${n === 1 ? '1 withheld value was' : `${n} withheld values were`} lost when Veil's engine stopped; ${n === 1 ? 'it' : 'they'} can no longer be revealed.`;
@@ -273,12 +291,12 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       // A one-time secret the tray redeemed stays until the user hides it for
       // good, even once the engine no longer holds it (it expired there, was
       // forgotten by the page, or the engine was lost): the server will not
-      // hand it out again.
+      // hand it out again. So does one whose redemption is on its way: the
+      // server may have handed it out already.
       const held = new Set(items.map((i) => i.handle));
-      const kept = [];
-      for (const g of this.#groups.values())
-        for (const row of g.rows.values()) if (row.once && row.v !== null && !held.has(row.item.handle)) kept.push(row.item);
-      const all = [...items, ...kept];
+      const more = new Map();
+      for (const [h, k] of [...kept, ...flying]) if (!held.has(h)) more.set(h, k.item);
+      const all = [...items, ...more.values()];
       const byCall = new Map();
       for (const it of all) {
         if (!byCall.has(it.callId)) byCall.set(it.callId, []);
@@ -338,14 +356,34 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
         let row = g.rows.get(it.handle);
         if (!row) g.rows.set(it.handle, (row = this.#row(it, g)));
         if (g.ul.children[i] !== row.li) g.ul.insertBefore(row.li, g.ul.children[i] ?? null);
+        this.#update(row);
         // Past its redeemBy, the server answers 410 to any Reveal; one on its
         // way says for itself how it went.
-        if (row.once && row.state === 'ready' && row.v === null && !row.pending && it.redeemBy <= Date.now())
+        if (row.once && row.state === 'ready' && row.v === null && !row.pending && !flying.has(it.handle) && it.redeemBy <= Date.now())
           this.#done(row, 'expired', 'Its time ran out: the server no longer hands it out.');
       });
       const left = g.items.length - shown.length;
       g.more.hidden = left <= 0;
       g.more.textContent = left > 50 ? `Show 50 more of ${left}` : `Show ${left} more`;
+    }
+
+    /**
+     * update brings a one-time secret's row in line with the page's store:
+     * one redeemed by another tray is kept masked; one hidden or forgotten
+     * for good elsewhere is dropped; one on its way elsewhere can't be
+     * revealed or forgotten meanwhile. A row's own Reveal or Copy settles
+     * its row itself.
+     */
+    #update(row) {
+      if (!row.once) return;
+      const k = kept.get(row.item.handle);
+      if (row.pending) return this.#buttons(row);
+      if (k && row.v === null && row.state === 'ready') (row.v = k.value), this.#mask(row), this.#note(row, MASKED);
+      else if (!k && row.v !== null && !row.pending && !flying.has(row.item.handle)) {
+        this.#discard(row);
+        this.#done(row, 'spent', 'Hidden for good. The server will not hand it out again.');
+      }
+      this.#buttons(row);
     }
 
     #drop(g) {
@@ -437,12 +475,13 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       reveal.onclick = () => this.#primary(row);
       mask.onclick = () => this.#unmask(row);
       copy.onclick = () => this.#copy(row);
-      forget.onclick = () => (row.once && row.v !== null ? this.#ask(row, 'forget') : this.#forget(row));
+      forget.onclick = () => (row.once && (row.v !== null || kept.has(item.handle)) ? this.#ask(row, 'forget') : this.#forget(row));
       yes.onclick = (e) => {
         // Only the user's own click or key press throws a secret away, never a script's.
         if (!e.isTrusted) return;
         this.#close(row);
         if (row.asking === 'forget') return this.#forget(row);
+        kept.delete(row.item.handle);
         this.#discard(row);
         this.#done(row, 'spent', 'Hidden for good. The server will not hand it out again.');
         row.forget.focus();
@@ -464,17 +503,69 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     }
 
     /**
-     * busy disables Reveal and Copy while a value is on its way: a second
-     * redemption of a one-time secret would only be refused.
+     * busy disables Reveal, Copy and Forget while a value is on its way: a
+     * second redemption of a one-time secret would only be refused, and
+     * forgetting it would throw away what the server has handed out.
      */
     #busy(row, on) {
       row.pending = on;
-      row.reveal.disabled = row.copy.disabled = on || row.state !== 'ready';
+      this.#buttons(row);
+    }
+
+    #buttons(row) {
+      const wait = row.pending || flying.has(row.item.handle);
+      row.reveal.disabled = row.copy.disabled = wait || row.state !== 'ready';
+      row.forget.disabled = wait;
+    }
+
+    /** syncAll brings every tray of the page up to date. */
+    #syncAll() {
+      for (const t of trays) t.#sync();
+    }
+
+    /**
+     * touch brings the rows of one item up to date in every tray of the
+     * page, leaving the other rows as they are: a row of an item the engine
+     * no longer holds stays until the tray looks again, so that its Reveal
+     * can say so.
+     */
+    #touch(handle) {
+      for (const t of trays)
+        for (const g of t.#groups.values()) {
+          const row = g.rows.get(handle);
+          if (row) t.#update(row);
+        }
+    }
+
+    /**
+     * redeem asks the runtime for an item's value. A one-time secret that
+     * comes is kept in the page's store at once, whatever became of the tray
+     * or its row meanwhile, and its row stays while it is on its way.
+     * @param {Promise<any>} r the runtime's answer
+     */
+    async #redeem(item, r) {
+      const h = item.handle;
+      const f = flying.get(h) ?? { item, n: 0 };
+      f.n++;
+      flying.set(h, f);
+      // Its rows in other trays can't be revealed or forgotten meanwhile.
+      this.#touch(h);
+      let fresh = false;
+      try {
+        const got = await r;
+        if (got.ok && item.kind === 'reference' && !kept.has(h)) kept.set(h, { item, value: got.value }), (fresh = true);
+        return got;
+      } finally {
+        if (--f.n === 0 && flying.get(h) === f) flying.delete(h);
+        // A secret newly kept goes to every tray, which may have let its row go meanwhile.
+        if (fresh) this.#syncAll();
+        else this.#touch(h);
+      }
     }
 
     /** get asks the runtime for a row's value, keeping the click's activation. */
     async #get(row) {
-      const r = veil.reveal(row.item.handle);
+      const r = this.#redeem(row.item, veil.reveal(row.item.handle));
       this.#busy(row, true);
       try {
         return await r;
@@ -508,7 +599,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
               reason: 'clipboard',
               message: `The browser does not let this page use the clipboard, so ${row.once ? 'the secret' : 'the value'} was not fetched. Reveal it to copy it by hand.`,
             }
-          : veil.reveal(row.item.handle))();
+          : this.#redeem(row.item, veil.reveal(row.item.handle)))();
       const written = write(got.then((r) => (r.ok ? r.value : Promise.reject(new Error(r.reason)))));
       this.#busy(row, true);
       const [r, ok] = await Promise.all([got, written]);
@@ -524,12 +615,16 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     #copied(row, value, ok) {
       if (!ok) {
         this.#show(row, value);
-        const kept = row.once ? ' It stays here until you hide it for good.' : '';
-        return this.#fail(row, `The browser did not let the page copy it: copy it by hand.${kept}`);
+        const stays = row.once ? ' It stays here until you hide it for good.' : '';
+        return this.#fail(row, `The browser did not let the page copy it: copy it by hand.${stays}`);
       }
-      if (row.once && row.v === null) (row.v = value), this.#mask(row);
-      const kept = `The server will not hand it out again; it stays here${row.shown ? '' : ', masked,'} until you hide it for good.`;
-      this.#note(row, row.once ? `Copied. ${kept}` : 'Copied to the clipboard.');
+      if (row.once && row.v === null) {
+        row.v = value;
+        if (!kept.has(row.item.handle)) kept.set(row.item.handle, { item: row.item, value });
+        this.#mask(row);
+      }
+      const stays = `The server will not hand it out again; it stays here${row.shown ? '' : ', masked,'} until you hide it for good.`;
+      this.#note(row, row.once ? `Copied. ${stays}` : 'Copied to the clipboard.');
       this.#say(`${row.name} copied to the clipboard.`);
     }
 
@@ -544,6 +639,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     #show(row, value) {
       const s = this.#hideAfter;
       row.v = value;
+      if (row.once && !kept.has(row.item.handle)) kept.set(row.item.handle, { item: row.item, value });
       row.shown = true;
       row.code.textContent = value;
       row.code.hidden = false;
@@ -635,9 +731,10 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       const call = row.li.closest('.call');
       const near = row.li.nextElementSibling ?? row.li.previousElementSibling ?? call?.nextElementSibling ?? call?.previousElementSibling;
       this.#next = near?.querySelector('button:not(:disabled)') ?? null;
+      kept.delete(row.item.handle);
       this.#discard(row);
-      // An item the engine no longer holds (a kept secret) leaves the tray on the next look.
-      veil.forget(row.item.handle).then((ok) => (ok || this.#sync(), this.#say(`${row.name} forgotten.`)));
+      // An item the engine no longer holds (a kept secret) leaves the trays on the next look.
+      veil.forget(row.item.handle).then((ok) => (ok || this.#syncAll(), this.#say(`${row.name} forgotten.`)));
     }
 
     /** done marks an item that can no longer be revealed, and disables its Reveal and Copy. */
