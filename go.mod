@@ -22,5 +22,3 @@ require (
 	golang.org/x/tools v0.49.0
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
-
-replace github.com/santhosh-tekuri/jsonschema/v6 => ./wasm/third_party/jsonschema

@@ -12,7 +12,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	jskind "github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"github.com/santhosh-tekuri/jsonschema/v6/message"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/veilmcp/veil/wasm/internal/jsonx"
 	"github.com/veilmcp/veil/wasm/risk"
@@ -26,7 +27,7 @@ const sensitiveKeyword = "x-sensitive"
 // fetched: the compiler has a loader that loads nothing.
 const schemaBase = "https://schema.veil.invalid/"
 
-var printer = message.NewPrinter()
+var printer = message.NewPrinter(language.English)
 
 // sensitiveExt is the compiled form of "x-sensitive": true.
 type sensitiveExt struct{}

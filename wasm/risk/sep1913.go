@@ -8,7 +8,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/message"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
@@ -29,7 +30,7 @@ var (
 	sepOnce   sync.Once
 	sepSchema *jsonschema.Schema
 	sepErr    error
-	printer   = message.NewPrinter()
+	printer   = message.NewPrinter(language.English)
 )
 
 // compiledSEP1913 compiles the schema once per process, on first use, so

@@ -1,3 +1,0 @@
-module github.com/santhosh-tekuri/jsonschema/v6
-
-go 1.21
