@@ -6,13 +6,18 @@ GOROOT   := $(shell $(GO) env GOROOT)
 WASMPATH := $(GOROOT)/lib/wasm:$(PATH)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build dist demo test test-go test-wasm test-e2e bench fuzz soak soak-redeem deps clean
+.PHONY: all help build dist demo test test-go test-wasm test-e2e test-types bench fuzz soak soak-redeem deps clean
 
 all: build
 
-## build: write dist/ (webmcp.js, worker.js, veil.wasm, wasm_exec.js, .br/.gz)
+## help: list the targets and what each does
+help:
+	@awk '/^## [a-z-]+:/ { sub(/^## /, ""); print; next } /^## / { sub(/^## /, "    "); print }' $(MAKEFILE_LIST)
+
+## build: write dist/ (webmcp.js, worker.js, veil.wasm, wasm_exec.js, .br/.gz,
+## THIRD_PARTY_NOTICES)
 build dist:
-	$(GO) run ./js/cmd/mkdist -out dist
+	$(GO) run ./js/cmd/veil-dist -out dist
 
 ## deps: install what the tests need and the machine lacks (Chromium, at least
 ## CHROMIUM_MIN, whose own WebMCP the e2e suite pins down; redis-server, redis-cli)
@@ -43,13 +48,22 @@ test: deps node_modules/.package-lock.json
 	  'wasm=$(WASMTEST) -json' \
 	  'types=$(TSC)'
 
+## test-go: the native Go tests but the browser suite (no browser needed; Redis's run)
+test-go: deps
+	$(GO) vet ./... ./.ci/testsummary
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v /e2e$$)
+
+## test-e2e: the headless-browser suite (e2e/) alone
+test-e2e: deps node_modules/.package-lock.json
+	$(GO) vet ./e2e
+	$(GO) test -count=1 ./e2e
+
 ## test-wasm: the engine and glue under Node (GOOS=js GOARCH=wasm)
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	$(WASMTEST)
 
 ## test-types: tsc --strict over webmcp.d.ts and the programs in js/types/
-.PHONY: test-types
 test-types: node_modules/.package-lock.json
 	$(TSC)
 
@@ -94,5 +108,6 @@ soak-redeem: deps
 demo: build
 	$(GO) run ./demo
 
+## clean: remove dist/
 clean:
 	rm -rf dist

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -106,3 +107,31 @@ func TestDistMinified(t *testing.T) {
 	})()`)
 	assert.Equal(t, map[string]string{"context": "ModelContext", "testing": "ModelContextTesting", "veil": "Veil", "tray": "VeilSecrets"}, names, "constructor names")
 }
+
+// TestDistNotices: THIRD_PARTY_NOTICES names every module whose code is in
+// veil.wasm, as the binary itself shows it (the package paths in its
+// function names), with a license text for each, and Go's.
+func TestDistNotices(t *testing.T) {
+	wasm, err := os.ReadFile(filepath.Join(distDir, "veil.wasm"))
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(distDir, build.NoticesFile))
+	require.NoError(t, err)
+	notices := string(b)
+	linked := map[string]bool{}
+	for _, m := range modulePathRE.FindAllString(string(wasm), -1) {
+		if !strings.HasPrefix(m, "github.com/veilmcp/veil") {
+			linked[m] = true
+		}
+	}
+	require.NotEmpty(t, linked, "no module path in veil.wasm: is the pattern right?")
+	for m := range linked {
+		assert.Contains(t, notices, "\n"+m, "veil.wasm links %s, which the notices do not name", m)
+	}
+	assert.Contains(t, notices, "wasm_exec.js is Go's")
+	assert.Contains(t, notices, "Copyright 2009 The Go Authors", "Go's license")
+	assert.Contains(t, notices, "Apache License", "jsonschema/v6's license")
+}
+
+// modulePathRE matches the module part of a package path in a binary: a
+// host of the module proxies' usual kind, then two elements.
+var modulePathRE = regexp.MustCompile(`(?:github\.com|golang\.org|gopkg\.in|go\.uber\.org|google\.golang\.org)/[A-Za-z0-9_.-]+/[A-Za-z0-9_-]+`)

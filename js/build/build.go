@@ -4,7 +4,9 @@
 // [Dist] writes webmcp.js, worker.js, veil-secrets.js, veil-confirm.js,
 // veil-forms.js, veil-mcp.js, webmcp.d.ts, veil.wasm (the engine, built for
 // GOOS=js GOARCH=wasm) and wasm_exec.js from the same Go toolchain, each
-// with precompressed .gz and .br files beside it. The scripts are minified
+// with precompressed .gz and .br files beside it, and THIRD_PARTY_NOTICES
+// ([NoticesFile]) with the license of every module the engine links and of
+// Go. The scripts are minified
 // ([Minified]); the sources in package js, and webmcp.d.ts, are written as
 // they are.
 package build
@@ -77,7 +79,7 @@ func Dist(outDir string) error {
 	defer os.Remove(tmp)
 	cmd := exec.Command(gobin, append([]string{"build", "-trimpath", "-ldflags=-s -w"}, append(wasmGCFlags, "-o", tmp, "./wasm")...)...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	cmd.Env = append(buildEnv(), "GOOS=js", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building veil.wasm: %w\n%s", err, b)
 	}
@@ -94,6 +96,9 @@ func Dist(outDir string) error {
 		return fmt.Errorf("finding GOROOT: %w", err)
 	}
 	if err := copyWasmExec(strings.TrimSpace(string(goroot)), out); err != nil {
+		return err
+	}
+	if err := writeNotices(gobin, root, strings.TrimSpace(string(goroot)), out); err != nil {
 		return err
 	}
 
@@ -240,6 +245,13 @@ func isModuleRoot(dir string) bool {
 		}
 	}
 	return false
+}
+
+// buildEnv is the environment the go command runs in: this module's own
+// go.mod decides, wherever it is (a checkout, or the module cache under
+// go run ...@version), not a workspace or flags of the caller's module.
+func buildEnv() []string {
+	return append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 }
 
 // goCommand is the go command of the toolchain this program runs under, or

@@ -1,8 +1,11 @@
-// Command mkdist writes Veil's distribution directory (see
-// [github.com/veilmcp/veil/js/build]) and prints each file's size, raw and
-// compressed.
+// Command veil-dist writes Veil's distribution directory, the files a site
+// serves and a page includes webmcp.js from (see
+// [github.com/veilmcp/veil/js/build]), and prints each file's size, raw and
+// compressed. From any module, with Go 1.25 or newer:
 //
-//	go run ./js/cmd/mkdist -out dist
+//	go run github.com/veilmcp/veil/js/cmd/veil-dist@latest -out dist
+//
+// and in a checkout of Veil, `make build`.
 package main
 
 import (
@@ -21,7 +24,7 @@ func main() {
 	flag.Parse()
 	log.SetFlags(0)
 	if err := build.Dist(*out); err != nil {
-		log.Fatalf("mkdist: %v", err)
+		log.Fatalf("veil-dist: %v", err)
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "file\traw\tgzip\tbrotli\t")

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/js/build"
+)
+
+// shop is a program of another module: it imports the engine, the risk
+// policy and redeem, as a backend or a tool of its own would.
+const shop = `package main
+
+import (
+	"fmt"
+
+	"github.com/veilmcp/veil/redeem"
+	"github.com/veilmcp/veil/wasm/engine"
+	"github.com/veilmcp/veil/wasm/risk"
+)
+
+func main() {
+	e := engine.New(&engine.Options{Origin: "https://shop.example"})
+	if _, err := e.Register(` + "`" + `{"name": "new_key", "description": "Creates a key",
+		"outputSchema": {"type": "object", "properties": {"secret": {"type": "string", "x-sensitive": true}}}}` + "`" + `); err != nil {
+		panic(err)
+	}
+	res := e.Output("new_key", engine.Outcome{Kind: engine.Returned, Data: ` + "`" + `{"secret":"sk_shop_1"}` + "`" + `})
+	if _, err := risk.NewPolicy(nil); err != nil {
+		panic(err)
+	}
+	_ = redeem.NewMemoryStore(nil)
+	fmt.Println(res.Agent)
+}
+`
+
+// TestFromAnotherModule builds, in a module outside this repository that
+// requires Veil's (through a replace to this checkout, as a version would
+// come from the module cache), a program that imports the engine, the risk
+// policy and redeem, and writes the runtime's dist/ with this command.
+func TestFromAnotherModule(t *testing.T) {
+	root := moduleRoot(t)
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("go.mod", "module example.com/shop\n\ngo 1.25\n\nrequire github.com/veilmcp/veil v0.0.0\n\nreplace github.com/veilmcp/veil => "+root+"\n")
+	write("main.go", shop)
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	run := func(env []string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(gobin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), append([]string{"GOWORK=off", "GOFLAGS=-mod=mod"}, env...)...)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "go %s:\n%s", strings.Join(args, " "), out)
+		return string(out)
+	}
+	run(nil, "mod", "tidy")
+	out := run(nil, "run", ".")
+	assert.NotContains(t, out, "sk_shop_1", "the agent's view holds the secret")
+	assert.Contains(t, out, `"withheld":["/secret"]`)
+	// The engine also builds for the browser from there.
+	run([]string{"GOOS=js", "GOARCH=wasm"}, "build", "-o", os.DevNull, "github.com/veilmcp/veil/wasm")
+
+	out = run(nil, "run", "github.com/veilmcp/veil/js/cmd/veil-dist", "-out", "dist")
+	for _, name := range append(build.Files, build.NoticesFile) {
+		assert.FileExists(t, filepath.Join(dir, "dist", name))
+	}
+	assert.Contains(t, out, "veil.wasm")
+	notices, err := os.ReadFile(filepath.Join(dir, "dist", build.NoticesFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(notices), "github.com/santhosh-tekuri/jsonschema/v6")
+}
+
+// moduleRoot is the directory of this repository's go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "env", "GOMOD")
+	b, err := cmd.Output()
+	require.NoError(t, err)
+	return filepath.Dir(strings.TrimSpace(string(b)))
+}
