@@ -130,6 +130,8 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
   const kept = new Map();
   /** @type {Map<string, {item: any, n: number}>} */
   const flying = new Map();
+  /** The one-time secrets the user hid for good, by handle: spent in every tray. @type {Set<string>} */
+  const spent = new Set();
   /** @type {Set<VeilSecrets>} the trays in the document */
   const trays = new Set();
 
@@ -378,6 +380,10 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       if (!row.once) return;
       const k = kept.get(row.item.handle);
       if (row.pending) return this.#buttons(row);
+      if (spent.has(row.item.handle)) {
+        if (row.state !== 'spent') this.#discard(row), this.#done(row, 'spent', 'Hidden for good. The server will not hand it out again.');
+        return this.#buttons(row);
+      }
       if (k && row.v === null && row.state === 'ready') (row.v = k.value), this.#mask(row), this.#note(row, MASKED);
       else if (!k && row.v !== null && !row.pending && !flying.has(row.item.handle)) {
         this.#discard(row);
@@ -481,9 +487,12 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
         if (!e.isTrusted) return;
         this.#close(row);
         if (row.asking === 'forget') return this.#forget(row);
+        spent.add(row.item.handle);
         kept.delete(row.item.handle);
         this.#discard(row);
         this.#done(row, 'spent', 'Hidden for good. The server will not hand it out again.');
+        // Gone from every tray of the page, as from this one.
+        this.#touch(row.item.handle);
         row.forget.focus();
         this.#say(`${name} hidden for good.`);
       };
@@ -543,23 +552,44 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
      * or its row meanwhile, and its row stays while it is on its way.
      * @param {Promise<any>} r the runtime's answer
      */
-    async #redeem(item, r) {
+    /**
+     * claim notes that an item's value is on its way, so that its rows in
+     * every tray can't be revealed or forgotten meanwhile, and returns what
+     * ends the claim: with fresh, a one-time secret newly kept goes to every
+     * tray, which may have let its row go meanwhile.
+     * @returns {(fresh: boolean) => void}
+     */
+    #claim(item) {
       const h = item.handle;
       const f = flying.get(h) ?? { item, n: 0 };
       f.n++;
       flying.set(h, f);
-      // Its rows in other trays can't be revealed or forgotten meanwhile.
       this.#touch(h);
+      let ended = false;
+      return (fresh) => {
+        if (ended) return;
+        ended = true;
+        if (--f.n === 0 && flying.get(h) === f) flying.delete(h);
+        if (fresh) this.#syncAll();
+        else this.#touch(h);
+      };
+    }
+
+    /**
+     * redeem waits for the runtime's answer r for an item. A one-time secret
+     * that comes is kept in the page's store at once, whatever became of the
+     * tray or its row meanwhile, and its row stays while it is on its way.
+     * @param {Promise<any>} r the runtime's answer
+     */
+    async #redeem(item, r, end = this.#claim(item)) {
+      const h = item.handle;
       let fresh = false;
       try {
         const got = await r;
-        if (got.ok && item.kind === 'reference' && !kept.has(h)) kept.set(h, { item, value: got.value }), (fresh = true);
+        if (got.ok && item.kind === 'reference' && !kept.has(h) && !spent.has(h)) kept.set(h, { item, value: got.value }), (fresh = true);
         return got;
       } finally {
-        if (--f.n === 0 && flying.get(h) === f) flying.delete(h);
-        // A secret newly kept goes to every tray, which may have let its row go meanwhile.
-        if (fresh) this.#syncAll();
-        else this.#touch(h);
+        end(fresh);
       }
     }
 
@@ -592,14 +622,18 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     async #copy(row) {
       if (!active()) return this.#fail(row, ACTIVATION);
       if (row.v !== null) return this.#copied(row, row.v, await write(Promise.resolve(row.v)));
+      // Claimed before the browser is asked about the clipboard, so that no
+      // other tray redeems it meanwhile.
+      const end = this.#claim(row.item);
       const got = (async () =>
         (await clipboardAccess()) === 'denied'
-          ? {
+          ? (end(false),
+            {
               ok: false,
               reason: 'clipboard',
               message: `The browser does not let this page use the clipboard, so ${row.once ? 'the secret' : 'the value'} was not fetched. Reveal it to copy it by hand.`,
-            }
-          : this.#redeem(row.item, veil.reveal(row.item.handle)))();
+            })
+          : this.#redeem(row.item, veil.reveal(row.item.handle), end))();
       const written = write(got.then((r) => (r.ok ? r.value : Promise.reject(new Error(r.reason)))));
       this.#busy(row, true);
       const [r, ok] = await Promise.all([got, written]);
@@ -620,7 +654,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       }
       if (row.once && row.v === null) {
         row.v = value;
-        if (!kept.has(row.item.handle)) kept.set(row.item.handle, { item: row.item, value });
+        if (!kept.has(row.item.handle) && !spent.has(row.item.handle)) kept.set(row.item.handle, { item: row.item, value });
         this.#mask(row);
       }
       const stays = `The server will not hand it out again; it stays here${row.shown ? '' : ', masked,'} until you hide it for good.`;
@@ -639,7 +673,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     #show(row, value) {
       const s = this.#hideAfter;
       row.v = value;
-      if (row.once && !kept.has(row.item.handle)) kept.set(row.item.handle, { item: row.item, value });
+      if (row.once && !kept.has(row.item.handle) && !spent.has(row.item.handle)) kept.set(row.item.handle, { item: row.item, value });
       row.shown = true;
       row.code.textContent = value;
       row.code.hidden = false;

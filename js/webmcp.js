@@ -1409,8 +1409,15 @@
    * @type {Map<string, number>}
    */
   const mirrorEnded = new Map();
-  /** clock is a time that this document and its same-origin frames read alike, in milliseconds. */
-  const clock = () => performance.timeOrigin + performance.now();
+  /**
+   * clock is a time that this document and its same-origin frames read
+   * alike, in milliseconds, read with what the runtime kept at start: a
+   * performance.now replaced later (a constant) would make every mirror
+   * seem to have left after every reading, and hide a foreign tool.
+   */
+  const clock = ((now, origin) => () => origin + now())(performance.now.bind(performance), performance.timeOrigin);
+  /** How long a mirror's leaving is remembered: longer than any reading of the registry takes. */
+  const MIRROR_ENDED_KEPT = 60_000;
   /**
    * mirrored says whether the native tool of this document named name is,
    * or could have been when a reading of the registry began at since, the
@@ -1521,9 +1528,8 @@
    */
   const sweepOnce = async () => {
     const since = clock();
-    // Only a reading that began after a mirror left can judge its name.
-    for (const [name, ended] of mirrorEnded) if (ended < lastReading) mirrorEnded.delete(name);
-    lastReading = since;
+    // Kept for readings of other frames' Veils too, which began when this one cannot know.
+    for (const [name, ended] of mirrorEnded) if (ended < since - MIRROR_ENDED_KEPT) mirrorEnded.delete(name);
     let list;
     try {
       list = await nativeGetTools.call(native);
@@ -1550,8 +1556,6 @@
     const now = [...names].sort();
     if (JSON.stringify(now) !== JSON.stringify(foreignTools)) foreignChanged(now);
   };
-  /** When the last reading of the registry began (clock()). */
-  let lastReading = -Infinity;
   let sweeping = false;
   let sweepAgain = false;
   let soon = 0;
