@@ -23,7 +23,9 @@
 //
 //	200 {"value":"…"}                   the owner's first redemption
 //	401 {"error":"unauthenticated"}     the Authenticator finds no principal
-//	403 {"error":"cross_origin"}        anything but a same-origin fetch() (below)
+//	403 {"error":"no_fetch_metadata"}   no Sec-Fetch-Site header: a browser too old to send
+//	                                    Fetch Metadata, or no browser at all (curl, a script)
+//	403 {"error":"cross_origin"}        Fetch Metadata of anything but a same-origin fetch() (below)
 //	403 {"error":"forbidden"}           signed in as someone other than the owner; nothing is consumed
 //	404 {"error":"not_found"}           an unknown or malformed id, or a spent id past its retention
 //	405 {"error":"method_not_allowed"}  any method but GET, HEAD included, with Allow: GET
@@ -40,10 +42,14 @@
 //
 // Only a same-origin fetch() is answered: Sec-Fetch-Site: same-origin,
 // Sec-Fetch-Mode cors or same-origin and Sec-Fetch-Dest: empty are all
-// required, and checked before the store is touched. A request without
-// Fetch Metadata gets 403 unless Options.InsecureAllowMissingFetchMetadata
-// lets in browsers too old to send it, at the price of letting in a
-// cross-site image load that carries the user's cookies.
+// required, and checked before the store is touched and before a rate
+// limit is spent. Anything else that carries Sec-Fetch-Site, or carries
+// it twice, gets 403 "cross_origin". A request without Sec-Fetch-Site
+// gets 403 "no_fetch_metadata", which tells a browser too old to send
+// Fetch Metadata, or a client that is no browser, from a cross-site
+// request. Options.InsecureAllowMissingFetchMetadata lets such requests
+// in, at the price of letting in a cross-site image load that carries the
+// user's cookies from any browser that sends no Fetch Metadata.
 //
 // The [Authenticator] returns the principal; an empty one or an error gets
 // 401, and an error wrapping [ErrUnavailable] gets 503.

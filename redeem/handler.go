@@ -114,7 +114,8 @@ type Options struct {
 	// InsecureAllowMissingFetchMetadata lets in requests that carry no
 	// Sec-Fetch-Site header, from browsers too old to send Fetch Metadata.
 	// It is insecure: such a request may as well be a cross-site image
-	// load carrying the user's cookies. False means they get 403.
+	// load carrying the user's cookies. False means they get 403
+	// "no_fetch_metadata".
 	InsecureAllowMissingFetchMetadata bool
 
 	// Logger receives one line per issued secret and per answered request,
@@ -258,14 +259,15 @@ func limitersFor(name string, limit rate.Limit, burst int, defLimit rate.Limit, 
 
 // Error codes, the "error" member of every error body.
 const (
-	codeMethod       = "method_not_allowed"
-	codeCrossOrigin  = "cross_origin"
-	codeUnauthorized = "unauthenticated"
-	codeForbidden    = "forbidden"
-	codeNotFound     = "not_found"
-	codeGone         = "gone"
-	codeRateLimited  = "rate_limited"
-	codeUnavailable  = "unavailable"
+	codeMethod          = "method_not_allowed"
+	codeNoFetchMetadata = "no_fetch_metadata"
+	codeCrossOrigin     = "cross_origin"
+	codeUnauthorized    = "unauthenticated"
+	codeForbidden       = "forbidden"
+	codeNotFound        = "not_found"
+	codeGone            = "gone"
+	codeRateLimited     = "rate_limited"
+	codeUnavailable     = "unavailable"
 )
 
 // headerValues are the values of the headers every response carries.
@@ -297,7 +299,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Before rate limiting too: a cross-site page must not be able to
 	// spend its visitor's tokens.
 	if err := checkFetchMetadata(r, h.allowNoFM); err != nil {
-		h.fail(w, r, http.StatusForbidden, codeCrossOrigin, nil, err)
+		code := codeCrossOrigin
+		if errors.Is(err, errNoFetchMetadata) {
+			code = codeNoFetchMetadata
+		}
+		h.fail(w, r, http.StatusForbidden, code, nil, err)
 		return
 	}
 	now := h.now()
@@ -368,7 +374,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // errorBodies holds the body of each error code, built once.
 var errorBodies = func() map[string][]byte {
 	m := make(map[string][]byte)
-	for _, c := range []string{codeMethod, codeCrossOrigin, codeUnauthorized, codeForbidden, codeNotFound, codeGone, codeRateLimited, codeUnavailable} {
+	for _, c := range []string{codeMethod, codeNoFetchMetadata, codeCrossOrigin, codeUnauthorized, codeForbidden, codeNotFound, codeGone, codeRateLimited, codeUnavailable} {
 		m[c], _ = json.Marshal(map[string]string{"error": c})
 	}
 	return m

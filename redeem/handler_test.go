@@ -178,28 +178,30 @@ func TestFetchMetadata(t *testing.T) {
 		site, mode, dest string
 		insecure         bool // InsecureAllowMissingFetchMetadata
 		status           int
+		code             string
 	}{
-		{"same-origin fetch", "same-origin", "cors", "empty", false, 200},
-		{"same-origin fetch, mode same-origin", "same-origin", "same-origin", "empty", false, 200},
-		{"same-site fetch", "same-site", "cors", "empty", false, 403},
-		{"cross-site fetch", "cross-site", "cors", "empty", false, 403},
-		{"cross-site no-cors fetch", "cross-site", "no-cors", "empty", false, 403},
-		{"same-origin no-cors fetch", "same-origin", "no-cors", "empty", false, 403},
-		{"none (typed in the address bar)", "none", "navigate", "document", false, 403},
-		{"navigation to a document", "same-origin", "navigate", "document", false, 403},
-		{"cross-site navigation", "cross-site", "navigate", "document", false, 403},
-		{"iframe navigation", "same-origin", "navigate", "iframe", false, 403},
-		{"same-origin no-cors image", "same-origin", "no-cors", "image", false, 403},
-		{"cross-site no-cors image", "cross-site", "no-cors", "image", false, 403},
-		{"same-origin cors image", "same-origin", "cors", "image", false, 403},
-		{"same-origin script", "same-origin", "no-cors", "script", false, 403},
-		{"mode missing", "same-origin", "", "empty", false, 403},
-		{"dest missing", "same-origin", "cors", "", false, 403},
-		{"upper case", "Same-Origin", "cors", "empty", false, 403},
-		{"missing", "", "", "", false, 403},
-		{"missing, insecure option", "", "", "", true, 200},
-		{"cross-site, insecure option", "cross-site", "no-cors", "image", true, 403},
-		{"same-origin, insecure option", "same-origin", "cors", "empty", true, 200},
+		{"same-origin fetch", "same-origin", "cors", "empty", false, 200, ""},
+		{"same-origin fetch, mode same-origin", "same-origin", "same-origin", "empty", false, 200, ""},
+		{"same-site fetch", "same-site", "cors", "empty", false, 403, "cross_origin"},
+		{"cross-site fetch", "cross-site", "cors", "empty", false, 403, "cross_origin"},
+		{"cross-site no-cors fetch", "cross-site", "no-cors", "empty", false, 403, "cross_origin"},
+		{"same-origin no-cors fetch", "same-origin", "no-cors", "empty", false, 403, "cross_origin"},
+		{"none (typed in the address bar)", "none", "navigate", "document", false, 403, "cross_origin"},
+		{"navigation to a document", "same-origin", "navigate", "document", false, 403, "cross_origin"},
+		{"cross-site navigation", "cross-site", "navigate", "document", false, 403, "cross_origin"},
+		{"iframe navigation", "same-origin", "navigate", "iframe", false, 403, "cross_origin"},
+		{"same-origin no-cors image", "same-origin", "no-cors", "image", false, 403, "cross_origin"},
+		{"cross-site no-cors image", "cross-site", "no-cors", "image", false, 403, "cross_origin"},
+		{"same-origin cors image", "same-origin", "cors", "image", false, 403, "cross_origin"},
+		{"same-origin script", "same-origin", "no-cors", "script", false, 403, "cross_origin"},
+		{"mode missing", "same-origin", "", "empty", false, 403, "cross_origin"},
+		{"dest missing", "same-origin", "cors", "", false, 403, "cross_origin"},
+		{"upper case", "Same-Origin", "cors", "empty", false, 403, "cross_origin"},
+		{"missing", "", "", "", false, 403, "no_fetch_metadata"},
+		{"site missing, mode and dest sent", "", "cors", "empty", false, 403, "no_fetch_metadata"},
+		{"missing, insecure option", "", "", "", true, 200, ""},
+		{"cross-site, insecure option", "cross-site", "no-cors", "image", true, 403, "cross_origin"},
+		{"same-origin, insecure option", "same-origin", "cors", "empty", true, 200, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -213,7 +215,7 @@ func TestFetchMetadata(t *testing.T) {
 				}
 			}
 			w := serve(h, r)
-			checkResponse(t, w, tt.status, "cross_origin", "v")
+			checkResponse(t, w, tt.status, tt.code, "v")
 			if tt.status != http.StatusOK {
 				after := serve(h, fetch("GET", ref.RedeemURL, "alice"))
 				assert.Equal(t, http.StatusOK, after.Code, "a refused request must consume nothing")
@@ -221,13 +223,17 @@ func TestFetchMetadata(t *testing.T) {
 		})
 	}
 
-	t.Run("repeated header", func(t *testing.T) {
-		h := newHandler(t, nil)
-		ref := issue(t, h, "alice", "v")
-		r := fetch("GET", ref.RedeemURL, "alice")
-		r.Header.Add("Sec-Fetch-Site", "same-origin")
-		checkResponse(t, serve(h, r), 403, "cross_origin", "")
-	})
+	// A header sent twice is there, so not missing, but no browser sends
+	// it: a refusal as cross_origin, even with the insecure option.
+	for _, insecure := range []bool{false, true} {
+		t.Run(fmt.Sprintf("repeated header, insecure option %v", insecure), func(t *testing.T) {
+			h := newHandler(t, func(o *redeem.Options) { o.InsecureAllowMissingFetchMetadata = insecure })
+			ref := issue(t, h, "alice", "v")
+			r := fetch("GET", ref.RedeemURL, "alice")
+			r.Header.Add("Sec-Fetch-Site", "same-origin")
+			checkResponse(t, serve(h, r), 403, "cross_origin", "")
+		})
+	}
 	t.Run("no Origin header needed", func(t *testing.T) {
 		h := newHandler(t, nil)
 		ref := issue(t, h, "alice", "v")
@@ -304,6 +310,8 @@ func TestRateLimit(t *testing.T) {
 			r := fetch("GET", ref.RedeemURL, "alice")
 			r.Header.Set("Sec-Fetch-Site", "cross-site")
 			checkResponse(t, serve(h, r), 403, "cross_origin", "")
+			r.Header.Del("Sec-Fetch-Site")
+			checkResponse(t, serve(h, r), 403, "no_fetch_metadata", "")
 		}
 		checkResponse(t, serve(h, fetch("GET", ref.RedeemURL, "alice")), 200, "", "v")
 	})
