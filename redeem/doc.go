@@ -68,15 +68,24 @@
 // # Options
 //
 // [New] takes the Authenticator and an [*Options]; nil means every
-// default. New panics if the Authenticator is nil and returns an error for
-// an option it can't use (a key that isn't [KeySize] bytes, a negative
-// duration, a base path without a leading "/"). Each field of [Options]
-// documents its zero value: a random Key (memory store only), a new
-// [MemoryStore], [DefaultBasePath], [DefaultTTL] clamped to
-// [DefaultMaxTTL], [DefaultRetention], [DefaultMaxValueBytes], rate limits
-// per principal and per client address ([RemoteAddress], IPv6 grouped by
-// /64; behind a proxy, return the address it vouches for), and
-// slog.Default() for the log.
+// default. New panics if the Authenticator is nil and returns an error
+// naming the field for an option it can't use (a key that isn't [KeySize]
+// bytes, a negative duration or rate, a base path without a leading "/").
+// Each field of [Options] documents its zero value: a random Key (memory
+// store only), a new [MemoryStore], [DefaultBasePath], [DefaultTTL]
+// clamped to [DefaultMaxTTL], [DefaultRetention], [DefaultMaxValueBytes],
+// and slog.Default() for the log.
+//
+// Rate limits are token buckets, one per principal and one per client
+// address ([RemoteAddress], IPv6 grouped by /64; behind a proxy, return
+// the address it vouches for in Options.ClientAddress). Each is set by a
+// rate in requests per second and a burst, plain numbers:
+// Options.PrincipalPerSecond and PrincipalBurst default to
+// [DefaultPrincipalPerSecond] and [DefaultPrincipalBurst] (10 at once,
+// then one a second), Options.AddressPerSecond and AddressBurst to
+// [DefaultAddressPerSecond] and [DefaultAddressBurst] (50 at once, then
+// five a second). A rate of 1.0/60 is one a minute; [Unlimited] turns a
+// limit off.
 //
 // # Storage
 //

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // Defaults for [Options].
@@ -29,19 +27,25 @@ const (
 	DefaultRetention = 24 * time.Hour
 	// DefaultMaxValueBytes is the largest value Issue accepts.
 	DefaultMaxValueBytes = 16 << 10
-	// DefaultPrincipalLimit and DefaultPrincipalBurst rate-limit the
-	// requests of one principal: a person clicking "Reveal" never comes
-	// close, a script guessing ids does at once.
-	DefaultPrincipalLimit rate.Limit = 1
-	DefaultPrincipalBurst            = 10
-	// DefaultAddressLimit and DefaultAddressBurst rate-limit the requests
-	// from one client address, which may be a NAT shared by many people.
-	DefaultAddressLimit rate.Limit = 5
-	DefaultAddressBurst            = 50
+	// DefaultPrincipalPerSecond and DefaultPrincipalBurst rate-limit the
+	// requests of one principal: 10 at once, then one a second. A person
+	// clicking "Reveal" never comes close, a script guessing ids does at
+	// once.
+	DefaultPrincipalPerSecond = 1.0
+	DefaultPrincipalBurst     = 10
+	// DefaultAddressPerSecond and DefaultAddressBurst rate-limit the
+	// requests from one client address, which may be a NAT shared by many
+	// people: 50 at once, then five a second.
+	DefaultAddressPerSecond = 5.0
+	DefaultAddressBurst     = 50
 	// DefaultMaxLimiters is how many principals, and separately how many
 	// client addresses, the rate limiter tracks at once.
 	DefaultMaxLimiters = 10000
 )
+
+// Unlimited, as Options.PrincipalPerSecond or Options.AddressPerSecond,
+// turns that rate limit off.
+const Unlimited = math.MaxFloat64
 
 // An Authenticator returns the principal making a request, typically by
 // looking up its session cookie. Authentication belongs to the application;
@@ -88,19 +92,24 @@ type Options struct {
 	// DefaultMaxValueBytes.
 	MaxValueBytes int
 
-	// PrincipalLimit and PrincipalBurst set the token bucket each signed-in
-	// principal draws from, one token per request whatever its outcome (404s
-	// included, so enumerating ids is slow). Zero means
-	// DefaultPrincipalLimit and DefaultPrincipalBurst; rate.Inf turns the
-	// limit off.
-	PrincipalLimit rate.Limit
-	PrincipalBurst int
+	// PrincipalPerSecond and PrincipalBurst set the token bucket each
+	// signed-in principal draws from, one token per request whatever its
+	// outcome (404s included, so enumerating ids is slow): PrincipalBurst
+	// requests at once, then PrincipalPerSecond requests a second (1.0/60
+	// is one a minute). A zero PrincipalPerSecond means
+	// DefaultPrincipalPerSecond and a zero PrincipalBurst
+	// DefaultPrincipalBurst; a PrincipalPerSecond of [Unlimited] turns the
+	// limit off. Negative values are an error.
+	PrincipalPerSecond float64
+	PrincipalBurst     int
 
-	// AddressLimit and AddressBurst set the token bucket each client address
-	// draws from, signed in or not. Zero means DefaultAddressLimit and
-	// DefaultAddressBurst; rate.Inf turns the limit off.
-	AddressLimit rate.Limit
-	AddressBurst int
+	// AddressPerSecond and AddressBurst set the token bucket each client
+	// address draws from, signed in or not, as PrincipalPerSecond and
+	// PrincipalBurst do for principals. A zero AddressPerSecond means
+	// DefaultAddressPerSecond and a zero AddressBurst DefaultAddressBurst;
+	// an AddressPerSecond of [Unlimited] turns the limit off.
+	AddressPerSecond float64
+	AddressBurst     int
 
 	// MaxLimiters bounds how many principals, and how many addresses, the
 	// rate limiter tracks. Zero means DefaultMaxLimiters.
@@ -229,10 +238,10 @@ func New(authenticate Authenticator, opts *Options) (*Handler, error) {
 	if maxLimiters == 0 {
 		maxLimiters = DefaultMaxLimiters
 	}
-	if h.byUser, err = limitersFor("Principal", o.PrincipalLimit, o.PrincipalBurst, DefaultPrincipalLimit, DefaultPrincipalBurst, maxLimiters); err != nil {
+	if h.byUser, err = limitersFor("Principal", o.PrincipalPerSecond, o.PrincipalBurst, DefaultPrincipalPerSecond, DefaultPrincipalBurst, maxLimiters); err != nil {
 		return nil, err
 	}
-	if h.byAddr, err = limitersFor("Address", o.AddressLimit, o.AddressBurst, DefaultAddressLimit, DefaultAddressBurst, maxLimiters); err != nil {
+	if h.byAddr, err = limitersFor("Address", o.AddressPerSecond, o.AddressBurst, DefaultAddressPerSecond, DefaultAddressBurst, maxLimiters); err != nil {
 		return nil, err
 	}
 	if h.clientIP == nil {
@@ -242,19 +251,6 @@ func New(authenticate Authenticator, opts *Options) (*Handler, error) {
 		h.log = slog.Default()
 	}
 	return h, nil
-}
-
-func limitersFor(name string, limit rate.Limit, burst int, defLimit rate.Limit, defBurst, max int) (*limiters, error) {
-	if limit < 0 || burst < 0 {
-		return nil, fmt.Errorf("redeem: Options.%sLimit and Options.%sBurst must not be negative", name, name)
-	}
-	if limit == 0 {
-		limit = defLimit
-	}
-	if burst == 0 {
-		burst = defBurst
-	}
-	return newLimiters(limit, burst, max), nil
 }
 
 // Error codes, the "error" member of every error body.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/time/rate"
 
 	"github.com/veilmcp/veil/redeem"
 )
@@ -42,7 +42,7 @@ func authenticate(r *http.Request) (string, error) {
 // them.
 func newHandler(t testing.TB, set func(*redeem.Options)) *redeem.Handler {
 	t.Helper()
-	o := &redeem.Options{PrincipalLimit: rate.Inf, AddressLimit: rate.Inf, Logger: discard}
+	o := &redeem.Options{PrincipalPerSecond: redeem.Unlimited, AddressPerSecond: redeem.Unlimited, Logger: discard}
 	if set != nil {
 		set(o)
 	}
@@ -254,7 +254,7 @@ func TestExpiry(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	hour := rate.Every(time.Hour)
+	const hour = 1.0 / 3600 // one request an hour
 	retryAfter := func(t *testing.T, w *httptest.ResponseRecorder) int {
 		t.Helper()
 		checkResponse(t, w, 429, "rate_limited", "")
@@ -264,7 +264,7 @@ func TestRateLimit(t *testing.T) {
 	}
 
 	t.Run("per principal, 404s count", func(t *testing.T) {
-		h := newHandler(t, func(o *redeem.Options) { o.PrincipalLimit, o.PrincipalBurst = hour, 2 })
+		h := newHandler(t, func(o *redeem.Options) { o.PrincipalPerSecond, o.PrincipalBurst = hour, 2 })
 		ref := issue(t, h, "alice", "v")
 		for range 2 {
 			checkResponse(t, serve(h, fetch("GET", "/redeem/"+unknownID(), "alice")), 404, "not_found", "")
@@ -276,7 +276,7 @@ func TestRateLimit(t *testing.T) {
 	})
 
 	t.Run("per address, signed in or not", func(t *testing.T) {
-		h := newHandler(t, func(o *redeem.Options) { o.AddressLimit, o.AddressBurst = hour, 2 })
+		h := newHandler(t, func(o *redeem.Options) { o.AddressPerSecond, o.AddressBurst = hour, 2 })
 		ref := issue(t, h, "alice", "v")
 		from := func(addr, principal string) *http.Request {
 			r := fetch("GET", ref.RedeemURL, principal)
@@ -290,7 +290,7 @@ func TestRateLimit(t *testing.T) {
 	})
 
 	t.Run("IPv6 clients share their /64", func(t *testing.T) {
-		h := newHandler(t, func(o *redeem.Options) { o.AddressLimit, o.AddressBurst = hour, 1 })
+		h := newHandler(t, func(o *redeem.Options) { o.AddressPerSecond, o.AddressBurst = hour, 1 })
 		r := fetch("GET", "/redeem/"+unknownID(), "alice")
 		r.RemoteAddr = "[2001:db8:1:2::1]:443"
 		checkResponse(t, serve(h, r), 404, "not_found", "")
@@ -302,8 +302,8 @@ func TestRateLimit(t *testing.T) {
 
 	t.Run("refused cross-site requests spend no tokens", func(t *testing.T) {
 		h := newHandler(t, func(o *redeem.Options) {
-			o.PrincipalLimit, o.PrincipalBurst = hour, 1
-			o.AddressLimit, o.AddressBurst = hour, 1
+			o.PrincipalPerSecond, o.PrincipalBurst = hour, 1
+			o.AddressPerSecond, o.AddressBurst = hour, 1
 		})
 		ref := issue(t, h, "alice", "v")
 		for range 5 {
@@ -316,9 +316,32 @@ func TestRateLimit(t *testing.T) {
 		checkResponse(t, serve(h, fetch("GET", ref.RedeemURL, "alice")), 200, "", "v")
 	})
 
+	t.Run("Unlimited", func(t *testing.T) {
+		h := newHandler(t, func(o *redeem.Options) {
+			o.PrincipalPerSecond, o.PrincipalBurst = redeem.Unlimited, 1
+			o.AddressPerSecond, o.AddressBurst = math.Inf(1), 1
+		})
+		for i := range 100 {
+			w := serve(h, fetch("GET", "/redeem/"+unknownID(), "alice"))
+			require.Equal(t, 404, w.Code, "request #%d", i)
+		}
+	})
+
+	t.Run("defaults", func(t *testing.T) {
+		// Zero values mean DefaultPrincipalBurst requests at once: the
+		// next, in the same second, is refused and waits about a second.
+		h := newHandler(t, func(o *redeem.Options) { o.PrincipalPerSecond, o.AddressPerSecond = 0, 0 })
+		for i := range redeem.DefaultPrincipalBurst {
+			w := serve(h, fetch("GET", "/redeem/"+unknownID(), "alice"))
+			require.Equal(t, 404, w.Code, "request #%d", i)
+		}
+		n := retryAfter(t, serve(h, fetch("GET", "/redeem/"+unknownID(), "alice")))
+		assert.Equal(t, 1, n, "Retry-After at DefaultPrincipalPerSecond")
+	})
+
 	t.Run("client address option", func(t *testing.T) {
 		h := newHandler(t, func(o *redeem.Options) {
-			o.AddressLimit, o.AddressBurst = hour, 1
+			o.AddressPerSecond, o.AddressBurst = hour, 1
 			o.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Forwarded-For") }
 		})
 		r := fetch("GET", "/redeem/"+unknownID(), "alice")
@@ -470,8 +493,11 @@ func TestNew(t *testing.T) {
 		{"negative max ttl", redeem.Options{MaxTTL: -1}, "Options.MaxTTL is negative"},
 		{"negative retention", redeem.Options{Retention: -1}, "Options.Retention is negative"},
 		{"negative max value", redeem.Options{MaxValueBytes: -1}, "Options.MaxValueBytes is negative"},
-		{"negative limit", redeem.Options{PrincipalLimit: -1}, "Options.PrincipalLimit and Options.PrincipalBurst must not be negative"},
-		{"negative burst", redeem.Options{AddressBurst: -1}, "Options.AddressLimit and Options.AddressBurst must not be negative"},
+		{"negative principal rate", redeem.Options{PrincipalPerSecond: -1}, "Options.PrincipalPerSecond is -1: want a positive rate, 0 for the default or redeem.Unlimited"},
+		{"negative address rate", redeem.Options{AddressPerSecond: math.Inf(-1)}, "Options.AddressPerSecond is -Inf"},
+		{"NaN rate", redeem.Options{AddressPerSecond: math.NaN()}, "Options.AddressPerSecond is NaN"},
+		{"negative principal burst", redeem.Options{PrincipalBurst: -1}, "Options.PrincipalBurst is negative (-1)"},
+		{"negative address burst", redeem.Options{AddressBurst: -2}, "Options.AddressBurst is negative (-2)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := redeem.New(authenticate, &tt.opts)
