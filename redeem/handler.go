@@ -9,13 +9,13 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 )
 
 // Defaults for [Options].
 const (
-	// DefaultBasePath is where a Handler expects to be mounted.
+	// DefaultBasePath is the path redeemUrls start with, and where a
+	// Handler expects to be mounted.
 	DefaultBasePath = "/redeem/"
 	// DefaultTTL is how long a secret stays redeemable when neither the
 	// Secret nor the Options say.
@@ -71,11 +71,27 @@ type Options struct {
 	// such as the one in package redisstore.
 	Store Store
 
-	// BasePath is the path the Handler is mounted under; Issue returns
-	// redeemUrl as BasePath followed by the id, so it is same-origin by
-	// construction. It must start with "/"; a missing trailing "/" is
-	// added. Empty means DefaultBasePath.
+	// BasePath is the path every redeemUrl starts with: Issue returns
+	// BasePath followed by the id, a path and so same-origin by
+	// construction. The Handler answers only requests for such a path and
+	// answers any other with 500 "misrouted" (see Mounting in the package
+	// documentation); mount it with [Handler.Pattern] so that the two
+	// agree. BasePath must be a clean absolute path that a URL carries as
+	// it is: no "//", "." or ".." segments, nothing that needs escaping
+	// ("{", "?", "%", spaces, non-ASCII). A missing trailing "/" is added.
+	// Empty means DefaultBasePath.
 	BasePath string
+
+	// StrippedPrefix is the leading part of BasePath that a reverse proxy
+	// in front of the backend removes before it passes a request on: with
+	// BasePath "/api/redeem/" and StrippedPrefix "/api", redeemUrls start
+	// with /api/redeem/ and the Handler expects requests for /redeem/….
+	// It must be one or more whole leading segments of BasePath; a
+	// trailing "/" is ignored. http.StripPrefix in the same process needs
+	// none: the Handler reads the path the client asked for,
+	// r.RequestURI, which http.StripPrefix leaves alone. Empty means that
+	// requests arrive for BasePath itself.
+	StrippedPrefix string
 
 	// TTL is the lifetime of a secret issued with a zero Secret.TTL.
 	// Zero means DefaultTTL. It is clamped to MaxTTL.
@@ -136,10 +152,14 @@ type Options struct {
 // Handler serves the redemption endpoint of secret references and issues
 // them. Create one with [New]; it is safe for concurrent use.
 type Handler struct {
-	auth      Authenticator
-	keys      *keys
-	store     Store
-	basePath  string
+	auth     Authenticator
+	keys     *keys
+	store    Store
+	basePath string
+	// served is basePath without the StrippedPrefix: the path requests
+	// arrive for. misrouted is the body of the answer to any other.
+	served    string
+	misrouted []byte
 	ttl       time.Duration
 	maxTTL    time.Duration
 	retention time.Duration
@@ -155,8 +175,8 @@ type Handler struct {
 
 // New returns a Handler that asks authenticate who is making each request.
 // A nil opts means defaults. New panics if authenticate is nil, and returns
-// an error if opts holds a value it can't use, such as a Key of the wrong
-// size.
+// an error naming the field if opts holds a value it can't use, such as a
+// Key of the wrong size or a BasePath no URL can carry as it is.
 func New(authenticate Authenticator, opts *Options) (*Handler, error) {
 	if authenticate == nil {
 		panic("redeem: New needs an Authenticator: the owner check is what makes a secret reference safe to hand out")
@@ -168,7 +188,6 @@ func New(authenticate Authenticator, opts *Options) (*Handler, error) {
 	h := &Handler{
 		auth:      authenticate,
 		store:     o.Store,
-		basePath:  o.BasePath,
 		ttl:       o.TTL,
 		maxTTL:    o.MaxTTL,
 		retention: o.Retention,
@@ -198,14 +217,8 @@ func New(authenticate Authenticator, opts *Options) (*Handler, error) {
 	if h.store == nil {
 		h.store = NewMemoryStore(nil)
 	}
-	if h.basePath == "" {
-		h.basePath = DefaultBasePath
-	}
-	if !strings.HasPrefix(h.basePath, "/") {
-		return nil, fmt.Errorf("redeem: Options.BasePath %q must start with \"/\"", h.basePath)
-	}
-	if !strings.HasSuffix(h.basePath, "/") {
-		h.basePath += "/"
+	if err := h.mount(o.BasePath, o.StrippedPrefix); err != nil {
+		return nil, err
 	}
 	for _, d := range []struct {
 		name string
@@ -256,6 +269,7 @@ func New(authenticate Authenticator, opts *Options) (*Handler, error) {
 // Error codes, the "error" member of every error body.
 const (
 	codeMethod          = "method_not_allowed"
+	codeMisrouted       = "misrouted"
 	codeNoFetchMetadata = "no_fetch_metadata"
 	codeCrossOrigin     = "cross_origin"
 	codeUnauthorized    = "unauthenticated"
@@ -269,9 +283,12 @@ const (
 // headerValues are the values of the headers every response carries.
 var headerValues = [...]string{"no-store", "application/json", "nosniff", "no-referrer", http.MethodGet}
 
-// ServeHTTP answers a redemption: GET BasePath{id}. The id is
-// r.PathValue("id") when a ServeMux pattern set it, else the last segment
-// of the path, so the Handler also works under other routers.
+// ServeHTTP answers a redemption: GET BasePath{id}. The id is what follows
+// BasePath in the path the client asked for (r.RequestURI, or r.URL.Path
+// when RequestURI is empty), so the Handler works the same under any
+// router and behind http.StripPrefix. A request for a path not under
+// BasePath (less Options.StrippedPrefix) gets 500 "misrouted": the Handler
+// is mounted where it issues no redeemUrl.
 //
 // Checks run in an order that keeps the store untouched until the request
 // is known to be a same-origin fetch from a signed-in principal within its
@@ -290,6 +307,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		hdr["Allow"] = v[4:5:5]
 		h.fail(w, r, http.StatusMethodNotAllowed, codeMethod, nil, nil)
+		return
+	}
+	p := requestPath(r)
+	text, ok := h.idIn(p)
+	if !ok {
+		h.misroute(w, r, p)
 		return
 	}
 	// Before rate limiting too: a cross-site page must not be able to
@@ -323,7 +346,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	id, ok := parseID(idFromRequest(r))
+	id, ok := parseID(text)
 	if !ok {
 		h.fail(w, r, http.StatusNotFound, codeNotFound, nil, nil)
 		return
@@ -409,17 +432,4 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, code 
 		attrs = append(attrs, slog.String("err", err.Error()))
 	}
 	h.log.LogAttrs(ctx, level, "redeem: refused", attrs...)
-}
-
-// idFromRequest returns the id a request names: the "id" path wildcard
-// when a ServeMux pattern set one, else the last path segment.
-func idFromRequest(r *http.Request) string {
-	if id := r.PathValue("id"); id != "" {
-		return id
-	}
-	if r.URL == nil {
-		return ""
-	}
-	p := r.URL.Path
-	return p[strings.LastIndexByte(p, '/')+1:]
 }
