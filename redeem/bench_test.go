@@ -34,10 +34,10 @@ func sessionCookie(r *http.Request) (string, error) {
 // b.N, with rate limits that never refuse but still count.
 func newBenchHandler(b *testing.B) *redeem.Handler {
 	h, err := redeem.New(sessionCookie, &redeem.Options{
-		Key:            make([]byte, redeem.KeySize),
-		Store:          redeem.NewMemoryStore(&redeem.MemoryStoreOptions{MaxBytes: 8 << 30}),
-		PrincipalLimit: 1e12, PrincipalBurst: 1 << 30,
-		AddressLimit: 1e12, AddressBurst: 1 << 30,
+		Key:                make([]byte, redeem.KeySize),
+		Store:              redeem.NewMemoryStore(&redeem.MemoryStoreOptions{MaxBytes: 8 << 30}),
+		PrincipalPerSecond: 1e12, PrincipalBurst: 1 << 30,
+		AddressPerSecond: 1e12, AddressBurst: 1 << 30,
 		Logger: discard,
 	})
 	if err != nil {

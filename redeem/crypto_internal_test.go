@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/time/rate"
 )
 
 func principalHeader(r *http.Request) (string, error) { return r.Header.Get("X-Principal"), nil }
@@ -19,11 +18,11 @@ func principalHeader(r *http.Request) (string, error) { return r.Header.Get("X-P
 func newTestHandler(t testing.TB, store Store) *Handler {
 	t.Helper()
 	h, err := New(principalHeader, &Options{
-		Key:            bytes.Repeat([]byte{7}, KeySize),
-		Store:          store,
-		PrincipalLimit: rate.Inf,
-		AddressLimit:   rate.Inf,
-		Logger:         discardLogger,
+		Key:                bytes.Repeat([]byte{7}, KeySize),
+		Store:              store,
+		PrincipalPerSecond: Unlimited,
+		AddressPerSecond:   Unlimited,
+		Logger:             discardLogger,
 	})
 	require.NoError(t, err)
 	return h

@@ -26,7 +26,9 @@ func fuzzID(i int) string {
 
 // FuzzHandler serves random methods, paths and headers and checks that the
 // answer is always one of the documented statuses with the documented
-// headers, and that a value goes only to its owner's same-origin GET.
+// headers, that a path outside the base path gets "misrouted" and nothing
+// else does, and that a value goes only to its owner's same-origin GET of
+// its redeemUrl, whatever path value a router set.
 func FuzzHandler(f *testing.F) {
 	id0, id1, id2 := fuzzID(0), fuzzID(1), fuzzID(2)
 	for _, seed := range []struct {
@@ -43,6 +45,11 @@ func FuzzHandler(f *testing.F) {
 		{"GET", "/redeem/" + id0 + "/", "", "same-origin", "cors", "empty", "alice", false},
 		{"GET", "/redeem/" + id0, "", "", "", "", "alice", true},
 		{"GET", "/redeem/" + id0, "", "", "", "", "alice", false},
+		{"GET", "/redeem/" + id0, "", "", "cors", "empty", "alice", false},
+		{"GET", "/secrets/" + id0, "", "same-origin", "cors", "empty", "alice", false},
+		{"GET", "/redeem", "", "same-origin", "cors", "empty", "alice", false},
+		{"GET", "/redeemer/" + id0, "", "same-origin", "cors", "empty", "alice", false},
+		{"POST", "/secrets/" + id0, "", "same-origin", "cors", "empty", "alice", false},
 		{"GET", "/redeem/" + id0, "", "cross-site", "no-cors", "image", "alice", false},
 		{"GET", "/redeem/" + id0, "", "same-origin", "navigate", "document", "alice", false},
 		{"HEAD", "/redeem/" + id0, "", "same-origin", "cors", "empty", "alice", false},
@@ -100,11 +107,44 @@ func FuzzHandler(f *testing.F) {
 		w = httptest.NewRecorder()
 		h.ServeHTTP(w, r)
 
+		// The Handler reads r.URL.Path, since r has no RequestURI.
+		id, underBase := strings.CutPrefix(path, "/redeem/")
+		underBase = underBase || path == "/redeem"
 		switch w.Code {
 		case 200, 401, 403, 404, 405, 410, 429:
+			if method == "GET" && !underBase {
+				t.Fatalf("status %d for a GET of %q, outside the base path; want 500", w.Code, path)
+			}
+		case 500:
+			if method != "GET" || underBase {
+				t.Fatalf("status 500 for %s %q", method, path)
+			}
+			var body map[string]string
+			if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil ||
+				len(body) != 2 || body["error"] != "misrouted" || body["basePath"] != "/redeem/" {
+				t.Fatalf("status 500 with body %s", w.Body)
+			}
 		default:
 			// The memory store never fails, so not even 503.
 			t.Fatalf("status %d", w.Code)
+		}
+
+		// Fetch Metadata is checked right after the method and the path:
+		// its refusals are exactly these.
+		sameOrigin := site == "same-origin" && (mode == "cors" || mode == "same-origin") && dest == "empty"
+		if insecure && site == "" {
+			sameOrigin = true
+		}
+		wantCode := ""
+		switch {
+		case method != "GET" || !underBase || sameOrigin:
+		case site == "":
+			wantCode = "no_fetch_metadata"
+		default:
+			wantCode = "cross_origin"
+		}
+		if gotCode := errorCode(w.Body.Bytes()); (wantCode != "" || gotCode == "no_fetch_metadata" || gotCode == "cross_origin") && gotCode != wantCode {
+			t.Fatalf("status %d, error %q; want error %q", w.Code, gotCode, wantCode)
 		}
 		for name, want := range map[string]string{
 			"Cache-Control": "no-store", "Content-Type": "application/json",
@@ -116,17 +156,9 @@ func FuzzHandler(f *testing.F) {
 		}
 
 		// Who should get a value: the owner of a pending secret, asking
-		// with a same-origin GET.
-		id := pathValue
-		if id == "" {
-			id = path[strings.LastIndexByte(path, '/')+1:]
-		}
-		sameOrigin := site == "same-origin" && (mode == "cors" || mode == "same-origin") && dest == "empty"
-		if insecure && site == "" {
-			sameOrigin = true
-		}
+		// with a same-origin GET of its redeemUrl.
 		want := ""
-		if method == "GET" && sameOrigin {
+		if method == "GET" && underBase && sameOrigin {
 			for i, s := range fuzzSecrets[:2] {
 				if id == fuzzID(i) && principal == s.owner {
 					want = s.value
@@ -154,4 +186,11 @@ func FuzzHandler(f *testing.F) {
 			t.Fatalf("body %s, want value %q", body, want)
 		}
 	})
+}
+
+// errorCode returns the "error" member of an error body, "" for any other.
+func errorCode(body []byte) string {
+	var b struct{ Error string }
+	json.Unmarshal(body, &b)
+	return b.Error
 }

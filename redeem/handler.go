@@ -9,15 +9,13 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // Defaults for [Options].
 const (
-	// DefaultBasePath is where a Handler expects to be mounted.
+	// DefaultBasePath is the path redeemUrls start with, and where a
+	// Handler expects to be mounted.
 	DefaultBasePath = "/redeem/"
 	// DefaultTTL is how long a secret stays redeemable when neither the
 	// Secret nor the Options say.
@@ -29,19 +27,25 @@ const (
 	DefaultRetention = 24 * time.Hour
 	// DefaultMaxValueBytes is the largest value Issue accepts.
 	DefaultMaxValueBytes = 16 << 10
-	// DefaultPrincipalLimit and DefaultPrincipalBurst rate-limit the
-	// requests of one principal: a person clicking "Reveal" never comes
-	// close, a script guessing ids does at once.
-	DefaultPrincipalLimit rate.Limit = 1
-	DefaultPrincipalBurst            = 10
-	// DefaultAddressLimit and DefaultAddressBurst rate-limit the requests
-	// from one client address, which may be a NAT shared by many people.
-	DefaultAddressLimit rate.Limit = 5
-	DefaultAddressBurst            = 50
+	// DefaultPrincipalPerSecond and DefaultPrincipalBurst rate-limit the
+	// requests of one principal: 10 at once, then one a second. A person
+	// clicking "Reveal" never comes close, a script guessing ids does at
+	// once.
+	DefaultPrincipalPerSecond = 1.0
+	DefaultPrincipalBurst     = 10
+	// DefaultAddressPerSecond and DefaultAddressBurst rate-limit the
+	// requests from one client address, which may be a NAT shared by many
+	// people: 50 at once, then five a second.
+	DefaultAddressPerSecond = 5.0
+	DefaultAddressBurst     = 50
 	// DefaultMaxLimiters is how many principals, and separately how many
 	// client addresses, the rate limiter tracks at once.
 	DefaultMaxLimiters = 10000
 )
+
+// Unlimited, as Options.PrincipalPerSecond or Options.AddressPerSecond,
+// turns that rate limit off.
+const Unlimited = math.MaxFloat64
 
 // An Authenticator returns the principal making a request, typically by
 // looking up its session cookie. Authentication belongs to the application;
@@ -67,11 +71,27 @@ type Options struct {
 	// such as the one in package redisstore.
 	Store Store
 
-	// BasePath is the path the Handler is mounted under; Issue returns
-	// redeemUrl as BasePath followed by the id, so it is same-origin by
-	// construction. It must start with "/"; a missing trailing "/" is
-	// added. Empty means DefaultBasePath.
+	// BasePath is the path every redeemUrl starts with: Issue returns
+	// BasePath followed by the id, a path and so same-origin by
+	// construction. The Handler answers only requests for such a path and
+	// answers any other with 500 "misrouted" (see Mounting in the package
+	// documentation); mount it with [Handler.Pattern] so that the two
+	// agree. BasePath must be a clean absolute path that a URL carries as
+	// it is: no "//", "." or ".." segments, nothing that needs escaping
+	// ("{", "?", "%", spaces, non-ASCII). A missing trailing "/" is added.
+	// Empty means DefaultBasePath.
 	BasePath string
+
+	// StrippedPrefix is the leading part of BasePath that a reverse proxy
+	// in front of the backend removes before it passes a request on: with
+	// BasePath "/api/redeem/" and StrippedPrefix "/api", redeemUrls start
+	// with /api/redeem/ and the Handler expects requests for /redeem/….
+	// It must be one or more whole leading segments of BasePath; a
+	// trailing "/" is ignored. http.StripPrefix in the same process needs
+	// none: the Handler reads the path the client asked for,
+	// r.RequestURI, which http.StripPrefix leaves alone. Empty means that
+	// requests arrive for BasePath itself.
+	StrippedPrefix string
 
 	// TTL is the lifetime of a secret issued with a zero Secret.TTL.
 	// Zero means DefaultTTL. It is clamped to MaxTTL.
@@ -88,19 +108,24 @@ type Options struct {
 	// DefaultMaxValueBytes.
 	MaxValueBytes int
 
-	// PrincipalLimit and PrincipalBurst set the token bucket each signed-in
-	// principal draws from, one token per request whatever its outcome (404s
-	// included, so enumerating ids is slow). Zero means
-	// DefaultPrincipalLimit and DefaultPrincipalBurst; rate.Inf turns the
-	// limit off.
-	PrincipalLimit rate.Limit
-	PrincipalBurst int
+	// PrincipalPerSecond and PrincipalBurst set the token bucket each
+	// signed-in principal draws from, one token per request whatever its
+	// outcome (404s included, so enumerating ids is slow): PrincipalBurst
+	// requests at once, then PrincipalPerSecond requests a second (1.0/60
+	// is one a minute). A zero PrincipalPerSecond means
+	// DefaultPrincipalPerSecond and a zero PrincipalBurst
+	// DefaultPrincipalBurst; a PrincipalPerSecond of [Unlimited] turns the
+	// limit off. Negative values are an error.
+	PrincipalPerSecond float64
+	PrincipalBurst     int
 
-	// AddressLimit and AddressBurst set the token bucket each client address
-	// draws from, signed in or not. Zero means DefaultAddressLimit and
-	// DefaultAddressBurst; rate.Inf turns the limit off.
-	AddressLimit rate.Limit
-	AddressBurst int
+	// AddressPerSecond and AddressBurst set the token bucket each client
+	// address draws from, signed in or not, as PrincipalPerSecond and
+	// PrincipalBurst do for principals. A zero AddressPerSecond means
+	// DefaultAddressPerSecond and a zero AddressBurst DefaultAddressBurst;
+	// an AddressPerSecond of [Unlimited] turns the limit off.
+	AddressPerSecond float64
+	AddressBurst     int
 
 	// MaxLimiters bounds how many principals, and how many addresses, the
 	// rate limiter tracks. Zero means DefaultMaxLimiters.
@@ -114,7 +139,8 @@ type Options struct {
 	// InsecureAllowMissingFetchMetadata lets in requests that carry no
 	// Sec-Fetch-Site header, from browsers too old to send Fetch Metadata.
 	// It is insecure: such a request may as well be a cross-site image
-	// load carrying the user's cookies. False means they get 403.
+	// load carrying the user's cookies. False means they get 403
+	// "no_fetch_metadata".
 	InsecureAllowMissingFetchMetadata bool
 
 	// Logger receives one line per issued secret and per answered request,
@@ -126,10 +152,14 @@ type Options struct {
 // Handler serves the redemption endpoint of secret references and issues
 // them. Create one with [New]; it is safe for concurrent use.
 type Handler struct {
-	auth      Authenticator
-	keys      *keys
-	store     Store
-	basePath  string
+	auth     Authenticator
+	keys     *keys
+	store    Store
+	basePath string
+	// served is basePath without the StrippedPrefix: the path requests
+	// arrive for. misrouted is the body of the answer to any other.
+	served    string
+	misrouted []byte
 	ttl       time.Duration
 	maxTTL    time.Duration
 	retention time.Duration
@@ -145,8 +175,8 @@ type Handler struct {
 
 // New returns a Handler that asks authenticate who is making each request.
 // A nil opts means defaults. New panics if authenticate is nil, and returns
-// an error if opts holds a value it can't use, such as a Key of the wrong
-// size.
+// an error naming the field if opts holds a value it can't use, such as a
+// Key of the wrong size or a BasePath no URL can carry as it is.
 func New(authenticate Authenticator, opts *Options) (*Handler, error) {
 	if authenticate == nil {
 		panic("redeem: New needs an Authenticator: the owner check is what makes a secret reference safe to hand out")
@@ -158,7 +188,6 @@ func New(authenticate Authenticator, opts *Options) (*Handler, error) {
 	h := &Handler{
 		auth:      authenticate,
 		store:     o.Store,
-		basePath:  o.BasePath,
 		ttl:       o.TTL,
 		maxTTL:    o.MaxTTL,
 		retention: o.Retention,
@@ -188,14 +217,8 @@ func New(authenticate Authenticator, opts *Options) (*Handler, error) {
 	if h.store == nil {
 		h.store = NewMemoryStore(nil)
 	}
-	if h.basePath == "" {
-		h.basePath = DefaultBasePath
-	}
-	if !strings.HasPrefix(h.basePath, "/") {
-		return nil, fmt.Errorf("redeem: Options.BasePath %q must start with \"/\"", h.basePath)
-	}
-	if !strings.HasSuffix(h.basePath, "/") {
-		h.basePath += "/"
+	if err := h.mount(o.BasePath, o.StrippedPrefix); err != nil {
+		return nil, err
 	}
 	for _, d := range []struct {
 		name string
@@ -228,10 +251,10 @@ func New(authenticate Authenticator, opts *Options) (*Handler, error) {
 	if maxLimiters == 0 {
 		maxLimiters = DefaultMaxLimiters
 	}
-	if h.byUser, err = limitersFor("Principal", o.PrincipalLimit, o.PrincipalBurst, DefaultPrincipalLimit, DefaultPrincipalBurst, maxLimiters); err != nil {
+	if h.byUser, err = limitersFor("Principal", o.PrincipalPerSecond, o.PrincipalBurst, DefaultPrincipalPerSecond, DefaultPrincipalBurst, maxLimiters); err != nil {
 		return nil, err
 	}
-	if h.byAddr, err = limitersFor("Address", o.AddressLimit, o.AddressBurst, DefaultAddressLimit, DefaultAddressBurst, maxLimiters); err != nil {
+	if h.byAddr, err = limitersFor("Address", o.AddressPerSecond, o.AddressBurst, DefaultAddressPerSecond, DefaultAddressBurst, maxLimiters); err != nil {
 		return nil, err
 	}
 	if h.clientIP == nil {
@@ -243,37 +266,29 @@ func New(authenticate Authenticator, opts *Options) (*Handler, error) {
 	return h, nil
 }
 
-func limitersFor(name string, limit rate.Limit, burst int, defLimit rate.Limit, defBurst, max int) (*limiters, error) {
-	if limit < 0 || burst < 0 {
-		return nil, fmt.Errorf("redeem: Options.%sLimit and Options.%sBurst must not be negative", name, name)
-	}
-	if limit == 0 {
-		limit = defLimit
-	}
-	if burst == 0 {
-		burst = defBurst
-	}
-	return newLimiters(limit, burst, max), nil
-}
-
 // Error codes, the "error" member of every error body.
 const (
-	codeMethod       = "method_not_allowed"
-	codeCrossOrigin  = "cross_origin"
-	codeUnauthorized = "unauthenticated"
-	codeForbidden    = "forbidden"
-	codeNotFound     = "not_found"
-	codeGone         = "gone"
-	codeRateLimited  = "rate_limited"
-	codeUnavailable  = "unavailable"
+	codeMethod          = "method_not_allowed"
+	codeMisrouted       = "misrouted"
+	codeNoFetchMetadata = "no_fetch_metadata"
+	codeCrossOrigin     = "cross_origin"
+	codeUnauthorized    = "unauthenticated"
+	codeForbidden       = "forbidden"
+	codeNotFound        = "not_found"
+	codeGone            = "gone"
+	codeRateLimited     = "rate_limited"
+	codeUnavailable     = "unavailable"
 )
 
 // headerValues are the values of the headers every response carries.
 var headerValues = [...]string{"no-store", "application/json", "nosniff", "no-referrer", http.MethodGet}
 
-// ServeHTTP answers a redemption: GET BasePath{id}. The id is
-// r.PathValue("id") when a ServeMux pattern set it, else the last segment
-// of the path, so the Handler also works under other routers.
+// ServeHTTP answers a redemption: GET BasePath{id}. The id is what follows
+// BasePath in the path the client asked for (r.RequestURI, or r.URL.Path
+// when RequestURI is empty), so the Handler works the same under any
+// router and behind http.StripPrefix. A request for a path not under
+// BasePath (less Options.StrippedPrefix) gets 500 "misrouted": the Handler
+// is mounted where it issues no redeemUrl.
 //
 // Checks run in an order that keeps the store untouched until the request
 // is known to be a same-origin fetch from a signed-in principal within its
@@ -294,10 +309,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusMethodNotAllowed, codeMethod, nil, nil)
 		return
 	}
+	p := requestPath(r)
+	text, ok := h.idIn(p)
+	if !ok {
+		h.misroute(w, r, p)
+		return
+	}
 	// Before rate limiting too: a cross-site page must not be able to
 	// spend its visitor's tokens.
 	if err := checkFetchMetadata(r, h.allowNoFM); err != nil {
-		h.fail(w, r, http.StatusForbidden, codeCrossOrigin, nil, err)
+		code := codeCrossOrigin
+		if errors.Is(err, errNoFetchMetadata) {
+			code = codeNoFetchMetadata
+		}
+		h.fail(w, r, http.StatusForbidden, code, nil, err)
 		return
 	}
 	now := h.now()
@@ -321,7 +346,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	id, ok := parseID(idFromRequest(r))
+	id, ok := parseID(text)
 	if !ok {
 		h.fail(w, r, http.StatusNotFound, codeNotFound, nil, nil)
 		return
@@ -368,7 +393,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // errorBodies holds the body of each error code, built once.
 var errorBodies = func() map[string][]byte {
 	m := make(map[string][]byte)
-	for _, c := range []string{codeMethod, codeCrossOrigin, codeUnauthorized, codeForbidden, codeNotFound, codeGone, codeRateLimited, codeUnavailable} {
+	for _, c := range []string{codeMethod, codeNoFetchMetadata, codeCrossOrigin, codeUnauthorized, codeForbidden, codeNotFound, codeGone, codeRateLimited, codeUnavailable} {
 		m[c], _ = json.Marshal(map[string]string{"error": c})
 	}
 	return m
@@ -407,17 +432,4 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, code 
 		attrs = append(attrs, slog.String("err", err.Error()))
 	}
 	h.log.LogAttrs(ctx, level, "redeem: refused", attrs...)
-}
-
-// idFromRequest returns the id a request names: the "id" path wildcard
-// when a ServeMux pattern set one, else the last path segment.
-func idFromRequest(r *http.Request) string {
-	if id := r.PathValue("id"); id != "" {
-		return id
-	}
-	if r.URL == nil {
-		return ""
-	}
-	p := r.URL.Path
-	return p[strings.LastIndexByte(p, '/')+1:]
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/time/rate"
 
 	"github.com/veilmcp/veil/redeem"
 )
@@ -42,7 +42,7 @@ func authenticate(r *http.Request) (string, error) {
 // them.
 func newHandler(t testing.TB, set func(*redeem.Options)) *redeem.Handler {
 	t.Helper()
-	o := &redeem.Options{PrincipalLimit: rate.Inf, AddressLimit: rate.Inf, Logger: discard}
+	o := &redeem.Options{PrincipalPerSecond: redeem.Unlimited, AddressPerSecond: redeem.Unlimited, Logger: discard}
 	if set != nil {
 		set(o)
 	}
@@ -133,6 +133,9 @@ func TestStatuses(t *testing.T) {
 		{"id too long", "GET", "alice", func(r ref) string { return r.RedeemURL + "A" }, nil, 404, "not_found", 200},
 		{"id with padding", "GET", "alice", func(r ref) string { return r.RedeemURL + "==" }, nil, 404, "not_found", 200},
 		{"no id", "GET", "alice", func(ref) string { return "/redeem/" }, nil, 404, "not_found", 200},
+		{"base path without its slash", "GET", "alice", func(ref) string { return "/redeem" }, nil, 404, "not_found", 200},
+		{"segment after the id", "GET", "alice", func(r ref) string { return r.RedeemURL + "/x" }, nil, 404, "not_found", 200},
+		{"id in the query", "GET", "alice", func(r ref) string { return "/redeem/?id=" + r.ID }, nil, 404, "not_found", 200},
 		{"HEAD", "HEAD", "alice", nil, nil, 405, "method_not_allowed", 200},
 		{"POST", "POST", "alice", nil, nil, 405, "method_not_allowed", 200},
 		{"PUT", "PUT", "alice", nil, nil, 405, "method_not_allowed", 200},
@@ -178,28 +181,30 @@ func TestFetchMetadata(t *testing.T) {
 		site, mode, dest string
 		insecure         bool // InsecureAllowMissingFetchMetadata
 		status           int
+		code             string
 	}{
-		{"same-origin fetch", "same-origin", "cors", "empty", false, 200},
-		{"same-origin fetch, mode same-origin", "same-origin", "same-origin", "empty", false, 200},
-		{"same-site fetch", "same-site", "cors", "empty", false, 403},
-		{"cross-site fetch", "cross-site", "cors", "empty", false, 403},
-		{"cross-site no-cors fetch", "cross-site", "no-cors", "empty", false, 403},
-		{"same-origin no-cors fetch", "same-origin", "no-cors", "empty", false, 403},
-		{"none (typed in the address bar)", "none", "navigate", "document", false, 403},
-		{"navigation to a document", "same-origin", "navigate", "document", false, 403},
-		{"cross-site navigation", "cross-site", "navigate", "document", false, 403},
-		{"iframe navigation", "same-origin", "navigate", "iframe", false, 403},
-		{"same-origin no-cors image", "same-origin", "no-cors", "image", false, 403},
-		{"cross-site no-cors image", "cross-site", "no-cors", "image", false, 403},
-		{"same-origin cors image", "same-origin", "cors", "image", false, 403},
-		{"same-origin script", "same-origin", "no-cors", "script", false, 403},
-		{"mode missing", "same-origin", "", "empty", false, 403},
-		{"dest missing", "same-origin", "cors", "", false, 403},
-		{"upper case", "Same-Origin", "cors", "empty", false, 403},
-		{"missing", "", "", "", false, 403},
-		{"missing, insecure option", "", "", "", true, 200},
-		{"cross-site, insecure option", "cross-site", "no-cors", "image", true, 403},
-		{"same-origin, insecure option", "same-origin", "cors", "empty", true, 200},
+		{"same-origin fetch", "same-origin", "cors", "empty", false, 200, ""},
+		{"same-origin fetch, mode same-origin", "same-origin", "same-origin", "empty", false, 200, ""},
+		{"same-site fetch", "same-site", "cors", "empty", false, 403, "cross_origin"},
+		{"cross-site fetch", "cross-site", "cors", "empty", false, 403, "cross_origin"},
+		{"cross-site no-cors fetch", "cross-site", "no-cors", "empty", false, 403, "cross_origin"},
+		{"same-origin no-cors fetch", "same-origin", "no-cors", "empty", false, 403, "cross_origin"},
+		{"none (typed in the address bar)", "none", "navigate", "document", false, 403, "cross_origin"},
+		{"navigation to a document", "same-origin", "navigate", "document", false, 403, "cross_origin"},
+		{"cross-site navigation", "cross-site", "navigate", "document", false, 403, "cross_origin"},
+		{"iframe navigation", "same-origin", "navigate", "iframe", false, 403, "cross_origin"},
+		{"same-origin no-cors image", "same-origin", "no-cors", "image", false, 403, "cross_origin"},
+		{"cross-site no-cors image", "cross-site", "no-cors", "image", false, 403, "cross_origin"},
+		{"same-origin cors image", "same-origin", "cors", "image", false, 403, "cross_origin"},
+		{"same-origin script", "same-origin", "no-cors", "script", false, 403, "cross_origin"},
+		{"mode missing", "same-origin", "", "empty", false, 403, "cross_origin"},
+		{"dest missing", "same-origin", "cors", "", false, 403, "cross_origin"},
+		{"upper case", "Same-Origin", "cors", "empty", false, 403, "cross_origin"},
+		{"missing", "", "", "", false, 403, "no_fetch_metadata"},
+		{"site missing, mode and dest sent", "", "cors", "empty", false, 403, "no_fetch_metadata"},
+		{"missing, insecure option", "", "", "", true, 200, ""},
+		{"cross-site, insecure option", "cross-site", "no-cors", "image", true, 403, "cross_origin"},
+		{"same-origin, insecure option", "same-origin", "cors", "empty", true, 200, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -213,7 +218,7 @@ func TestFetchMetadata(t *testing.T) {
 				}
 			}
 			w := serve(h, r)
-			checkResponse(t, w, tt.status, "cross_origin", "v")
+			checkResponse(t, w, tt.status, tt.code, "v")
 			if tt.status != http.StatusOK {
 				after := serve(h, fetch("GET", ref.RedeemURL, "alice"))
 				assert.Equal(t, http.StatusOK, after.Code, "a refused request must consume nothing")
@@ -221,13 +226,17 @@ func TestFetchMetadata(t *testing.T) {
 		})
 	}
 
-	t.Run("repeated header", func(t *testing.T) {
-		h := newHandler(t, nil)
-		ref := issue(t, h, "alice", "v")
-		r := fetch("GET", ref.RedeemURL, "alice")
-		r.Header.Add("Sec-Fetch-Site", "same-origin")
-		checkResponse(t, serve(h, r), 403, "cross_origin", "")
-	})
+	// A header sent twice is there, so not missing, but no browser sends
+	// it: a refusal as cross_origin, even with the insecure option.
+	for _, insecure := range []bool{false, true} {
+		t.Run(fmt.Sprintf("repeated header, insecure option %v", insecure), func(t *testing.T) {
+			h := newHandler(t, func(o *redeem.Options) { o.InsecureAllowMissingFetchMetadata = insecure })
+			ref := issue(t, h, "alice", "v")
+			r := fetch("GET", ref.RedeemURL, "alice")
+			r.Header.Add("Sec-Fetch-Site", "same-origin")
+			checkResponse(t, serve(h, r), 403, "cross_origin", "")
+		})
+	}
 	t.Run("no Origin header needed", func(t *testing.T) {
 		h := newHandler(t, nil)
 		ref := issue(t, h, "alice", "v")
@@ -248,7 +257,7 @@ func TestExpiry(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	hour := rate.Every(time.Hour)
+	const hour = 1.0 / 3600 // one request an hour
 	retryAfter := func(t *testing.T, w *httptest.ResponseRecorder) int {
 		t.Helper()
 		checkResponse(t, w, 429, "rate_limited", "")
@@ -258,7 +267,7 @@ func TestRateLimit(t *testing.T) {
 	}
 
 	t.Run("per principal, 404s count", func(t *testing.T) {
-		h := newHandler(t, func(o *redeem.Options) { o.PrincipalLimit, o.PrincipalBurst = hour, 2 })
+		h := newHandler(t, func(o *redeem.Options) { o.PrincipalPerSecond, o.PrincipalBurst = hour, 2 })
 		ref := issue(t, h, "alice", "v")
 		for range 2 {
 			checkResponse(t, serve(h, fetch("GET", "/redeem/"+unknownID(), "alice")), 404, "not_found", "")
@@ -270,7 +279,7 @@ func TestRateLimit(t *testing.T) {
 	})
 
 	t.Run("per address, signed in or not", func(t *testing.T) {
-		h := newHandler(t, func(o *redeem.Options) { o.AddressLimit, o.AddressBurst = hour, 2 })
+		h := newHandler(t, func(o *redeem.Options) { o.AddressPerSecond, o.AddressBurst = hour, 2 })
 		ref := issue(t, h, "alice", "v")
 		from := func(addr, principal string) *http.Request {
 			r := fetch("GET", ref.RedeemURL, principal)
@@ -284,7 +293,7 @@ func TestRateLimit(t *testing.T) {
 	})
 
 	t.Run("IPv6 clients share their /64", func(t *testing.T) {
-		h := newHandler(t, func(o *redeem.Options) { o.AddressLimit, o.AddressBurst = hour, 1 })
+		h := newHandler(t, func(o *redeem.Options) { o.AddressPerSecond, o.AddressBurst = hour, 1 })
 		r := fetch("GET", "/redeem/"+unknownID(), "alice")
 		r.RemoteAddr = "[2001:db8:1:2::1]:443"
 		checkResponse(t, serve(h, r), 404, "not_found", "")
@@ -296,21 +305,46 @@ func TestRateLimit(t *testing.T) {
 
 	t.Run("refused cross-site requests spend no tokens", func(t *testing.T) {
 		h := newHandler(t, func(o *redeem.Options) {
-			o.PrincipalLimit, o.PrincipalBurst = hour, 1
-			o.AddressLimit, o.AddressBurst = hour, 1
+			o.PrincipalPerSecond, o.PrincipalBurst = hour, 1
+			o.AddressPerSecond, o.AddressBurst = hour, 1
 		})
 		ref := issue(t, h, "alice", "v")
 		for range 5 {
 			r := fetch("GET", ref.RedeemURL, "alice")
 			r.Header.Set("Sec-Fetch-Site", "cross-site")
 			checkResponse(t, serve(h, r), 403, "cross_origin", "")
+			r.Header.Del("Sec-Fetch-Site")
+			checkResponse(t, serve(h, r), 403, "no_fetch_metadata", "")
 		}
 		checkResponse(t, serve(h, fetch("GET", ref.RedeemURL, "alice")), 200, "", "v")
 	})
 
+	t.Run("Unlimited", func(t *testing.T) {
+		h := newHandler(t, func(o *redeem.Options) {
+			o.PrincipalPerSecond, o.PrincipalBurst = redeem.Unlimited, 1
+			o.AddressPerSecond, o.AddressBurst = math.Inf(1), 1
+		})
+		for i := range 100 {
+			w := serve(h, fetch("GET", "/redeem/"+unknownID(), "alice"))
+			require.Equal(t, 404, w.Code, "request #%d", i)
+		}
+	})
+
+	t.Run("defaults", func(t *testing.T) {
+		// Zero values mean DefaultPrincipalBurst requests at once: the
+		// next, in the same second, is refused and waits about a second.
+		h := newHandler(t, func(o *redeem.Options) { o.PrincipalPerSecond, o.AddressPerSecond = 0, 0 })
+		for i := range redeem.DefaultPrincipalBurst {
+			w := serve(h, fetch("GET", "/redeem/"+unknownID(), "alice"))
+			require.Equal(t, 404, w.Code, "request #%d", i)
+		}
+		n := retryAfter(t, serve(h, fetch("GET", "/redeem/"+unknownID(), "alice")))
+		assert.Equal(t, 1, n, "Retry-After at DefaultPrincipalPerSecond")
+	})
+
 	t.Run("client address option", func(t *testing.T) {
 		h := newHandler(t, func(o *redeem.Options) {
-			o.AddressLimit, o.AddressBurst = hour, 1
+			o.AddressPerSecond, o.AddressBurst = hour, 1
 			o.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Forwarded-For") }
 		})
 		r := fetch("GET", "/redeem/"+unknownID(), "alice")
@@ -458,12 +492,27 @@ func TestNew(t *testing.T) {
 		{"empty key", redeem.Options{Key: []byte{}}, "Options.Key is 0 bytes long, want 32"},
 		{"store without key", redeem.Options{Store: redeem.NewMemoryStore(nil)}, "Options.Key is required when Options.Store is set"},
 		{"relative base path", redeem.Options{BasePath: "redeem/"}, `Options.BasePath "redeem/" must start with "/"`},
+		{"base path with a wildcard", redeem.Options{BasePath: "/redeem/{id}"}, `Options.BasePath "/redeem/{id}/" holds characters a URL path must escape (it would be "/redeem/%7Bid%7D/")`},
+		{"base path with a query", redeem.Options{BasePath: "/redeem?x=1"}, `Options.BasePath "/redeem?x=1/" holds characters a URL path must escape`},
+		{"base path with a space", redeem.Options{BasePath: "/my secrets/"}, `Options.BasePath "/my secrets/" holds characters a URL path must escape`},
+		{"base path escaped", redeem.Options{BasePath: "/my%20secrets/"}, `Options.BasePath "/my%20secrets/" holds characters a URL path must escape`},
+		{"base path with an empty segment", redeem.Options{BasePath: "/api//redeem/"}, `Options.BasePath "/api//redeem/" is not a clean path (want "/api/redeem/")`},
+		{"base path with ..", redeem.Options{BasePath: "/api/../redeem"}, `Options.BasePath "/api/../redeem/" is not a clean path (want "/redeem/")`},
+		{"base path with .", redeem.Options{BasePath: "/./redeem/"}, `Options.BasePath "/./redeem/" is not a clean path (want "/redeem/")`},
+		{"stripped prefix elsewhere", redeem.Options{BasePath: "/api/redeem/", StrippedPrefix: "/app"}, `Options.StrippedPrefix "/app" is not one or more whole leading segments of Options.BasePath "/api/redeem/"`},
+		{"stripped prefix mid-segment", redeem.Options{BasePath: "/api/redeem/", StrippedPrefix: "/ap"}, `Options.StrippedPrefix "/ap" is not one or more whole leading segments`},
+		{"stripped prefix relative", redeem.Options{BasePath: "/api/redeem/", StrippedPrefix: "api"}, `Options.StrippedPrefix "api" is not one or more whole leading segments`},
+		{"stripped prefix /", redeem.Options{BasePath: "/api/redeem/", StrippedPrefix: "/"}, `Options.StrippedPrefix "/" is not one or more whole leading segments`},
+		{"stripped prefix with the default base path", redeem.Options{StrippedPrefix: "/api"}, `Options.StrippedPrefix "/api" is not one or more whole leading segments of Options.BasePath "/redeem/"`},
 		{"negative ttl", redeem.Options{TTL: -1}, "Options.TTL is negative"},
 		{"negative max ttl", redeem.Options{MaxTTL: -1}, "Options.MaxTTL is negative"},
 		{"negative retention", redeem.Options{Retention: -1}, "Options.Retention is negative"},
 		{"negative max value", redeem.Options{MaxValueBytes: -1}, "Options.MaxValueBytes is negative"},
-		{"negative limit", redeem.Options{PrincipalLimit: -1}, "Options.PrincipalLimit and Options.PrincipalBurst must not be negative"},
-		{"negative burst", redeem.Options{AddressBurst: -1}, "Options.AddressLimit and Options.AddressBurst must not be negative"},
+		{"negative principal rate", redeem.Options{PrincipalPerSecond: -1}, "Options.PrincipalPerSecond is -1: want a positive rate, 0 for the default or redeem.Unlimited"},
+		{"negative address rate", redeem.Options{AddressPerSecond: math.Inf(-1)}, "Options.AddressPerSecond is -Inf"},
+		{"NaN rate", redeem.Options{AddressPerSecond: math.NaN()}, "Options.AddressPerSecond is NaN"},
+		{"negative principal burst", redeem.Options{PrincipalBurst: -1}, "Options.PrincipalBurst is negative (-1)"},
+		{"negative address burst", redeem.Options{AddressBurst: -2}, "Options.AddressBurst is negative (-2)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := redeem.New(authenticate, &tt.opts)
@@ -485,40 +534,36 @@ func TestNew(t *testing.T) {
 	})
 }
 
-// TestMounting mounts the Handler the ways the README shows and redeems
-// through each.
+// TestMounting mounts the Handler the ways the package documentation shows
+// and redeems through each.
 func TestMounting(t *testing.T) {
+	pattern := func(method string) func(h *redeem.Handler) http.Handler {
+		return func(h *redeem.Handler) http.Handler { return mux(method + h.Pattern())(h) }
+	}
+	// stripAPI is a reverse proxy in front of the server that strips
+	// /api from the path.
+	stripAPI := func(p string) string { return strings.TrimPrefix(p, "/api") }
 	tests := []struct {
-		name  string
-		base  string
-		mount func(h http.Handler) http.Handler
+		name, base, stripped string
+		mount                func(h *redeem.Handler) http.Handler
+		proxy                func(string) string // nil: the server gets the redeemUrl as it is
 	}{
-		{"ServeMux GET pattern", "/redeem/", func(h http.Handler) http.Handler {
-			mux := http.NewServeMux()
-			mux.Handle("GET /redeem/{id}", h)
-			return mux
-		}},
-		{"ServeMux pattern without method", "/redeem/", func(h http.Handler) http.Handler {
-			mux := http.NewServeMux()
-			mux.Handle("/redeem/{id}", h)
-			return mux
-		}},
-		{"ServeMux subtree", "/redeem/", func(h http.Handler) http.Handler {
-			mux := http.NewServeMux()
-			mux.Handle("/redeem/", h)
-			return mux
-		}},
-		{"wildcard with another name", "/s/", func(h http.Handler) http.Handler {
-			mux := http.NewServeMux()
-			mux.Handle("GET /s/{secret}", h)
-			return mux
-		}},
-		{"StripPrefix", "/api/v1/redeem/", func(h http.Handler) http.Handler {
+		{"Pattern", "", "", pattern(""), nil},
+		{"Pattern with GET", "", "", pattern("GET "), nil},
+		{"Pattern of another base path", "/api/v1/secrets", "", pattern(""), nil},
+		{"Pattern of the root", "/", "", pattern(""), nil},
+		{"ServeMux GET pattern", "/redeem/", "", mux("GET /redeem/{id}"), nil},
+		{"ServeMux subtree", "/redeem/", "", mux("/redeem/"), nil},
+		{"wildcard with another name", "/s/", "", mux("GET /s/{secret}"), nil},
+		{"StripPrefix", "/api/v1/redeem/", "", func(h *redeem.Handler) http.Handler {
 			return http.StripPrefix("/api/v1", h)
-		}},
-		{"another router", "/secrets/", func(h http.Handler) http.Handler {
+		}, nil},
+		{"StripPrefix to a mux", "/api/v1/redeem/", "", func(h *redeem.Handler) http.Handler {
+			return http.StripPrefix("/api/v1", mux("/redeem/{id}")(h))
+		}, nil},
+		{"another router", "/secrets/", "", func(h *redeem.Handler) http.Handler {
 			// A router that knows nothing of ServeMux patterns, as
-			// third-party ones don't: the id is the last segment.
+			// third-party ones don't, and sets no path value.
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if strings.HasPrefix(r.URL.Path, "/secrets/") {
 					h.ServeHTTP(w, r)
@@ -526,17 +571,118 @@ func TestMounting(t *testing.T) {
 				}
 				http.NotFound(w, r)
 			})
-		}},
+		}, nil},
+		{"proxy strips a prefix", "/api/redeem/", "/api", pattern(""), stripAPI},
+		{"proxy strips a prefix, written with a slash", "/api/redeem", "/api/", mux("/redeem/{id}"), stripAPI},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHandler(t, func(o *redeem.Options) { o.BasePath = tt.base })
+			h := newHandler(t, func(o *redeem.Options) { o.BasePath, o.StrippedPrefix = tt.base, tt.stripped })
 			ref := issue(t, h, "alice", "v")
-			require.True(t, strings.HasPrefix(ref.RedeemURL, tt.base), "redeemUrl %s", ref.RedeemURL)
+			require.True(t, strings.HasPrefix(ref.RedeemURL, h.BasePath()), "redeemUrl %s under BasePath %s", ref.RedeemURL, h.BasePath())
+			require.Equal(t, h.BasePath()+ref.ID, ref.RedeemURL, "redeemUrl")
+			path := ref.RedeemURL
+			if tt.proxy != nil {
+				path = tt.proxy(path)
+			}
 			srv := tt.mount(h)
-			checkResponse(t, serve(srv, fetch("HEAD", ref.RedeemURL, "alice")), 405, "method_not_allowed", "")
-			checkResponse(t, serve(srv, fetch("GET", ref.RedeemURL, "alice")), 200, "", "v")
-			checkResponse(t, serve(srv, fetch("GET", ref.RedeemURL, "alice")), 410, "gone", "")
+			checkResponse(t, serve(srv, fetch("HEAD", path, "alice")), 405, "method_not_allowed", "")
+			checkResponse(t, serve(srv, fetch("GET", path, "alice")), 200, "", "v")
+			checkResponse(t, serve(srv, fetch("GET", path, "alice")), 410, "gone", "")
+		})
+	}
+}
+
+// mux mounts a Handler on a ServeMux with pattern.
+func mux(pattern string) func(h *redeem.Handler) http.Handler {
+	return func(h *redeem.Handler) http.Handler {
+		m := http.NewServeMux()
+		m.Handle(pattern, h)
+		return m
+	}
+}
+
+func TestBasePathAndPattern(t *testing.T) {
+	for _, tt := range []struct{ base, stripped, wantBase, wantPattern string }{
+		{"", "", "/redeem/", "/redeem/{id}"},
+		{"/redeem", "", "/redeem/", "/redeem/{id}"},
+		{"/api/v1/secrets/", "", "/api/v1/secrets/", "/api/v1/secrets/{id}"},
+		{"/", "", "/", "/{id}"},
+		{"/api/redeem/", "/api", "/api/redeem/", "/redeem/{id}"},
+		{"/api/redeem", "/api/", "/api/redeem/", "/redeem/{id}"},
+		{"/a/b/redeem/", "/a/b", "/a/b/redeem/", "/redeem/{id}"},
+		{"/api/redeem/", "/api/redeem", "/api/redeem/", "/{id}"},
+	} {
+		h := newHandler(t, func(o *redeem.Options) { o.BasePath, o.StrippedPrefix = tt.base, tt.stripped })
+		assert.Equal(t, tt.wantBase, h.BasePath(), "BasePath() of BasePath %q, StrippedPrefix %q", tt.base, tt.stripped)
+		assert.Equal(t, tt.wantPattern, h.Pattern(), "Pattern() of BasePath %q, StrippedPrefix %q", tt.base, tt.stripped)
+	}
+}
+
+// TestMisrouted mounts the Handler where it issues no redeemUrl: every
+// request it gets there is answered with 500 and a body naming its base
+// path, and consumes nothing.
+func TestMisrouted(t *testing.T) {
+	stripAPI := func(h *redeem.Handler) http.Handler {
+		m := http.NewServeMux()
+		m.Handle("/api/", http.StripPrefix("/api", h))
+		return m
+	}
+	tests := []struct {
+		name, base, stripped string
+		mount                func(h *redeem.Handler) http.Handler
+		path                 func(id string) string
+		body                 string
+	}{
+		{"mounted elsewhere than the default", "", "", mux("/secrets/{id}"),
+			func(id string) string { return "/secrets/" + id }, `{"error":"misrouted","basePath":"/redeem/"}`},
+		{"mounted under a prefix BasePath lacks", "", "", mux("/api/redeem/{id}"),
+			func(id string) string { return "/api/redeem/" + id }, `{"error":"misrouted","basePath":"/redeem/"}`},
+		{"BasePath longer than the mount", "/api/redeem/", "", mux("/redeem/{id}"),
+			func(id string) string { return "/redeem/" + id }, `{"error":"misrouted","basePath":"/api/redeem/"}`},
+		{"StrippedPrefix that nothing strips", "/api/redeem/", "/api", mux("/api/redeem/{id}"),
+			func(id string) string { return "/api/redeem/" + id }, `{"error":"misrouted","basePath":"/api/redeem/","strippedPrefix":"/api"}`},
+		{"a segment that starts like BasePath", "", "", mux("/"),
+			func(id string) string { return "/redeemer/" + id }, `{"error":"misrouted","basePath":"/redeem/"}`},
+		{"the whole site", "", "", mux("/"),
+			func(string) string { return "/" }, `{"error":"misrouted","basePath":"/redeem/"}`},
+		{"StripPrefix that BasePath does not know of", "", "", stripAPI,
+			func(id string) string { return "/api/redeem/" + id }, `{"error":"misrouted","basePath":"/redeem/"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			h := newHandler(t, func(o *redeem.Options) {
+				o.BasePath, o.StrippedPrefix = tt.base, tt.stripped
+				o.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+			})
+			ref := issue(t, h, "alice", "v")
+			m := tt.mount(h)
+			path := tt.path(ref.ID)
+			for _, r := range []*http.Request{
+				fetch("GET", path, "alice"),
+				httptest.NewRequest("GET", path, nil), // not signed in, no Fetch Metadata
+			} {
+				w := serve(m, r)
+				require.Equal(t, 500, w.Code, "GET %s: status (body %s)", path, w.Body)
+				assert.JSONEq(t, tt.body, w.Body.String(), "GET %s: body", path)
+				assert.Equal(t, "no-store", w.Header().Get("Cache-Control"), "Cache-Control")
+				assert.Equal(t, "application/json", w.Header().Get("Content-Type"), "Content-Type")
+			}
+			// Methods are checked first.
+			checkResponse(t, serve(m, fetch("POST", path, "alice")), 405, "method_not_allowed", "")
+
+			// Nothing was consumed: the redeemUrl itself, served to the
+			// Handler as the server would get it, still redeems.
+			redeemURL := ref.RedeemURL
+			if tt.stripped != "" {
+				redeemURL = strings.TrimPrefix(redeemURL, tt.stripped)
+			}
+			checkResponse(t, serve(h, fetch("GET", redeemURL, "alice")), 200, "", "v")
+
+			assert.Contains(t, logs.String(), `"level":"ERROR"`, "logs")
+			assert.Contains(t, logs.String(), `"basePath":"`+h.BasePath()+`"`, "logs")
+			assert.NotContains(t, logs.String(), ref.ID, "logs")
 		})
 	}
 }
@@ -579,6 +725,41 @@ func TestOverHTTP(t *testing.T) {
 	assert.Equal(t, 410, status, "second GET: status")
 }
 
+// TestStripPrefixOverHTTP serves the Handler behind http.StripPrefix
+// through a real server, whose requests carry the RequestURI the client
+// sent: with the whole path as BasePath it redeems, without it the answer
+// is misrouted.
+func TestStripPrefixOverHTTP(t *testing.T) {
+	for _, tt := range []struct {
+		base   string
+		status int
+		body   string
+	}{
+		{"/api/redeem/", 200, `{"value":"v"}`},
+		{"/redeem/", 500, `{"error":"misrouted","basePath":"/redeem/"}`},
+	} {
+		h := newHandler(t, func(o *redeem.Options) { o.BasePath = tt.base })
+		mux := http.NewServeMux()
+		mux.Handle("/api/", http.StripPrefix("/api", h))
+		srv := httptest.NewServer(mux)
+		ref := issue(t, h, "alice", "v")
+		req, err := http.NewRequest("GET", srv.URL+"/api/redeem/"+ref.ID, nil)
+		require.NoError(t, err)
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.Header.Set("Sec-Fetch-Mode", "cors")
+		req.Header.Set("Sec-Fetch-Dest", "empty")
+		req.Header.Set("X-Principal", "alice")
+		resp, err := srv.Client().Do(req)
+		require.NoError(t, err, "GET")
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		resp.Body.Close()
+		srv.Close()
+		assert.Equal(t, tt.status, resp.StatusCode, "BasePath %s: status", tt.base)
+		assert.JSONEq(t, tt.body, b.String(), "BasePath %s: body", tt.base)
+	}
+}
+
 // TestLogging checks that log lines name secrets by keyed hash only.
 func TestLogging(t *testing.T) {
 	var buf bytes.Buffer
@@ -595,6 +776,7 @@ func TestLogging(t *testing.T) {
 	r := fetch("GET", other.RedeemURL, "alice")
 	r.Header.Set("Sec-Fetch-Site", "cross-site")
 	serve(h, r)
+	serve(h, fetch("GET", "/elsewhere/"+other.ID, "alice"))
 
 	logs := buf.String()
 	require.NotEmpty(t, logs)

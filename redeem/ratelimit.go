@@ -2,6 +2,7 @@ package redeem
 
 import (
 	"container/list"
+	"fmt"
 	"math"
 	"net"
 	"net/http"
@@ -35,12 +36,43 @@ type bucket struct {
 	seen time.Time
 }
 
+// limitersFor returns the limiters of Options.{name}PerSecond and
+// Options.{name}Burst, with their defaults for zero values.
+func limitersFor(name string, perSecond float64, burst int, defPerSecond float64, defBurst, max int) (*limiters, error) {
+	switch {
+	case math.IsNaN(perSecond) || perSecond < 0:
+		return nil, fmt.Errorf("redeem: Options.%sPerSecond is %v: want a positive rate, 0 for the default or redeem.Unlimited", name, perSecond)
+	case burst < 0:
+		return nil, fmt.Errorf("redeem: Options.%sBurst is negative (%d)", name, burst)
+	}
+	if perSecond == 0 {
+		perSecond = defPerSecond
+	}
+	if burst == 0 {
+		burst = defBurst
+	}
+	limit := rate.Limit(perSecond)
+	if perSecond >= Unlimited {
+		limit = rate.Inf
+	}
+	return newLimiters(limit, burst, max), nil
+}
+
 func newLimiters(limit rate.Limit, burst, max int) *limiters {
 	l := &limiters{limit: limit, burst: burst, max: max, m: make(map[string]*list.Element)}
 	if limit != rate.Inf && limit > 0 {
-		l.idle = time.Duration(float64(burst) / float64(limit) * float64(time.Second))
+		l.idle = seconds(float64(burst) / float64(limit))
 	}
 	return l
+}
+
+// seconds converts s seconds to a Duration, the longest one for anything
+// longer: a rate of one request a century is allowed.
+func seconds(s float64) time.Duration {
+	if s >= float64(math.MaxInt64)/float64(time.Second) {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(s * float64(time.Second))
 }
 
 // allow takes a token from key's bucket. When there is none it returns
@@ -84,7 +116,7 @@ func (l *limiters) allow(key string, now time.Time) (bool, time.Duration) {
 		return false, time.Duration(math.MaxInt64)
 	}
 	missing := 1 - b.lim.TokensAt(now)
-	return false, time.Duration(missing / float64(l.limit) * float64(time.Second))
+	return false, seconds(missing / float64(l.limit))
 }
 
 func (l *limiters) len() int {

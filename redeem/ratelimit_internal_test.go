@@ -2,6 +2,7 @@ package redeem
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"testing"
 	"time"
@@ -85,6 +86,50 @@ func TestLimitersInf(t *testing.T) {
 		require.True(t, ok)
 	}
 	assert.Equal(t, 0, l.len(), "no buckets kept when the limit is off")
+}
+
+// TestLimitsFromOptions checks the token buckets New makes of the rate
+// limit options: zero values mean the defaults, each field on its own.
+func TestLimitsFromOptions(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		opts      Options
+		userLimit rate.Limit
+		userBurst int
+		addrLimit rate.Limit
+		addrBurst int
+	}{
+		{"zero", Options{}, 1, 10, 5, 50},
+		{"principal rate", Options{PrincipalPerSecond: 2}, 2, 10, 5, 50},
+		{"principal burst", Options{PrincipalBurst: 3}, 1, 3, 5, 50},
+		{"address rate", Options{AddressPerSecond: 0.5}, 1, 10, 0.5, 50},
+		{"address burst", Options{AddressBurst: 7}, 1, 10, 5, 7},
+		{"one a minute", Options{PrincipalPerSecond: 1.0 / 60, AddressPerSecond: 1.0 / 60}, rate.Every(time.Minute), 10, rate.Every(time.Minute), 50},
+		{"Unlimited", Options{PrincipalPerSecond: Unlimited, AddressPerSecond: Unlimited}, rate.Inf, 10, rate.Inf, 50},
+		{"+Inf", Options{PrincipalPerSecond: math.Inf(1), AddressPerSecond: math.Inf(1)}, rate.Inf, 10, rate.Inf, 50},
+	} {
+		h, err := New(principalHeader, &tt.opts)
+		require.NoError(t, err, "%s: New", tt.name)
+		assert.Equal(t, tt.userLimit, h.byUser.limit, "%s: principal limit", tt.name)
+		assert.Equal(t, tt.userBurst, h.byUser.burst, "%s: principal burst", tt.name)
+		assert.Equal(t, tt.addrLimit, h.byAddr.limit, "%s: address limit", tt.name)
+		assert.Equal(t, tt.addrBurst, h.byAddr.burst, "%s: address burst", tt.name)
+	}
+}
+
+// TestLimitersSlow checks a rate so slow that a bucket takes longer than
+// a Duration holds to refill: the wait is the longest Duration, never a
+// negative one that would read as "no wait".
+func TestLimitersSlow(t *testing.T) {
+	l := newLimiters(rate.Limit(1e-300), 1, 10)
+	assert.Equal(t, time.Duration(math.MaxInt64), l.idle, "idle")
+	now := time.Unix(1000, 0)
+	ok, _ := l.allow("k", now)
+	require.True(t, ok, "first request")
+	ok, wait := l.allow("k", now.Add(time.Hour))
+	require.False(t, ok, "second request an hour later")
+	assert.Equal(t, time.Duration(math.MaxInt64), wait, "wait")
+	assert.Equal(t, 1, l.len(), "the bucket is not dropped as idle")
 }
 
 func TestRemoteAddress(t *testing.T) {

@@ -15,7 +15,6 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/time/rate"
 
 	"github.com/veilmcp/veil/redeem"
 	"github.com/veilmcp/veil/redeem/redisstore"
@@ -44,11 +43,11 @@ var (
 func newHandler(t testing.TB, store redeem.Store, set func(*redeem.Options)) *redeem.Handler {
 	t.Helper()
 	o := &redeem.Options{
-		Key:            testKey,
-		Store:          store,
-		PrincipalLimit: rate.Inf,
-		AddressLimit:   rate.Inf,
-		Logger:         discard,
+		Key:                testKey,
+		Store:              store,
+		PrincipalPerSecond: redeem.Unlimited,
+		AddressPerSecond:   redeem.Unlimited,
+		Logger:             discard,
 	}
 	if set != nil {
 		set(o)

@@ -24,7 +24,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/time/rate"
 
 	"github.com/veilmcp/veil/redeem"
 )
@@ -216,11 +215,11 @@ func newHandler(t *testing.T, s redeem.Store) *redeem.Handler {
 	h, err := redeem.New(func(r *http.Request) (string, error) {
 		return r.Header.Get("X-Principal"), nil
 	}, &redeem.Options{
-		Key:            k,
-		Store:          s,
-		PrincipalLimit: rate.Inf,
-		AddressLimit:   rate.Inf,
-		Logger:         discard,
+		Key:                k,
+		Store:              s,
+		PrincipalPerSecond: redeem.Unlimited,
+		AddressPerSecond:   redeem.Unlimited,
+		Logger:             discard,
 	})
 	require.NoError(t, err, "redeem.New")
 	return h
