@@ -65,7 +65,7 @@ var benchHTML = template.Must(template.New("bench").Parse(`<!doctype html>
 <link rel="icon" href="data:,">
 <script src="/bench.js"></script>
 {{if .Mode}}<script>window.scriptStart = performance.now();</script>
-{{if .Floor}}<script src="/floor.js" data-floor-mode="{{.Mode}}"></script>
+{{if .Floor}}<script src="/floor.js" data-floor-mode="{{.Mode}}" data-floor-program="{{.Floor}}"></script>
 <script>window.benchReady = floor.ready.then(() => performance.now());</script>
 {{else}}<script src="/dist/webmcp.js" data-veil-mode="{{.Mode}}"></script>
 <script>window.benchReady = veil.ready.then(() => performance.now());</script>
@@ -77,14 +77,20 @@ var benchHTML = template.Must(template.New("bench").Parse(`<!doctype html>
 `))
 
 // handleBench serves the benchmark page: ?mode=worker or main loads the
-// runtime with its engine there, or with &floor=1 the floor program; no
-// mode loads neither.
+// runtime with its engine there, or with &floor=1 the floor program and
+// &floor=library the library floor; no mode loads neither.
 func handleBench(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	data := struct {
 		Mode  string
-		Floor bool
-	}{q.Get("mode"), q.Get("floor") == "1"}
+		Floor string
+	}{Mode: q.Get("mode")}
+	switch q.Get("floor") {
+	case "1":
+		data.Floor = "floor"
+	case "library":
+		data.Floor = "library"
+	}
 	if !slices.Contains(modes, data.Mode) {
 		data.Mode = ""
 	}
@@ -128,6 +134,7 @@ type modeResult struct {
 	readyAfterScript   []float64
 	readyAfterNav      []float64
 	floorAfterScript   []float64
+	libraryAfterScript []float64 // the library floor's
 	loadTasks          []float64 // the longest task of each load
 	wasmAfterLoad      float64
 	wasmAfterBig       float64
@@ -193,7 +200,7 @@ func benchMode(b *testing.B, run *benchRun, mode string) *modeResult {
 }
 
 // benchLoading loads the page benchLoads times, each followed by a load of
-// the floor page, and returns the last tab.
+// the floor page and one of the library floor's, and returns the last tab.
 func benchLoading(b *testing.B, r *modeResult, mode string) *tab {
 	var tb *tab
 	for range benchLoads {
@@ -214,6 +221,13 @@ func benchLoading(b *testing.B, r *modeResult, mode string) *tab {
 		start = eval[float64](ft, `window.scriptStart`)
 		r.floorAfterScript = append(r.floorAfterScript, ready-start)
 		ft.close()
+
+		lt := openTab(b, native)
+		lt.navigate("bench.html?floor=library&mode=" + mode)
+		ready = eval[float64](lt, `window.benchReady`)
+		start = eval[float64](lt, `window.scriptStart`)
+		r.libraryAfterScript = append(r.libraryAfterScript, ready-start)
+		lt.close()
 	}
 	return tb
 }
@@ -445,6 +459,8 @@ func runTable(b *testing.B, r *benchRun) string {
 		row(fmt.Sprintf("1 MiB, nothing marked sensitive, median of %d", benchBigCalls), ms(m.plain.Median), ms(m.plainNative.Median)+" native", format(m.plain.Median/m.plainNative.Median, "×"), "")
 		ready, fl := median(m.readyAfterScript), median(m.floorAfterScript)
 		row(fmt.Sprintf("engine ready after the script tag, median of %d loads", benchLoads), ms(ready), ms(fl)+" floor", format(ready/fl, "×"), within(ready/fl, budgetReadyRatio, format(budgetReadyRatio, "×")+" floor"))
+		lib := median(m.libraryAfterScript)
+		row("the same vs the library floor (jsonschema/v6 alone)", ms(ready), ms(lib)+" library floor", format(ready/lib, "×"), "")
 		row("the same, after navigation start", ms(median(m.readyAfterNav)), "", "", "")
 		row("registering the four tools", ms(m.setup.RegisterMs), ms(m.setup.RegisterNativeMs)+" native", "", "")
 		load := slices.Max(m.loadTasks)
@@ -476,6 +492,8 @@ func runTable(b *testing.B, r *benchRun) string {
 	row("**transfer**", "", "", "", "")
 	row("all the runtime's files, brotli", fmt.Sprintf("%d B", total.br), "", "", within(float64(total.br), budgetTransferBr, "1.3 MB"))
 	row("the same with the `<veil-secrets>` tray", fmt.Sprintf("%d B", total.br+tray.br), "", "", within(float64(total.br+tray.br), budgetTransferBr, "1.3 MB"))
+	lib := floorBrotli("library")
+	row("all the runtime's files vs the library floor's program, brotli", fmt.Sprintf("%d B", total.br), fmt.Sprintf("%d B library floor", lib), format(float64(total.br)/float64(lib), "×"), "")
 	row("page-blocking script (webmcp.js), brotli", fmt.Sprintf("%d B", blocking.br), "", "", within(float64(blocking.br), budgetBlockingBr, "10 KB"))
 
 	out.WriteString("\n| file | raw | gzip | brotli |\n|---|--:|--:|--:|\n")

@@ -1,4 +1,5 @@
-// floor.js starts floor.wasm (testdata/floor) the way webmcp.js starts
+// floor.js starts a floor program (floor.wasm, testdata/floor, or
+// library.wasm, testdata/floor-library) the way webmcp.js starts
 // veil.wasm, with the same wasm_exec.js: in a Worker (floor-worker.js, the
 // steps of worker.js), or on the main thread with data-floor-mode="main".
 // window.floor.ready resolves when the Go program has said it runs. The
@@ -8,7 +9,8 @@
 (() => {
   const script = document.currentScript;
   const exec = "/dist/wasm_exec.js";
-  const wasm = "/floor/floor.wasm";
+  // data-floor-program: "floor" (does nothing) or "library" (links jsonschema/v6).
+  const wasm = `/floor/${script.dataset.floorProgram || "floor"}.wasm`;
 
   const inWorker = () =>
     new Promise((resolve, reject) => {
