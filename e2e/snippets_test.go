@@ -533,6 +533,20 @@ var snippetChecks = map[string]snippetCheck{
 		return view
 	},
 
+	// docs/page-api.md: a module takes webmcp.js in, with no script tag
+	// of its own; the meta names the folder of its files, from which the
+	// engine starts (the page's own folder has none of them).
+	"veil-base": func(t *testing.T, p *snippetPage) string {
+		p.poll(`window.veil`)
+		require.Empty(t, eval[string](p.tab, `veil.ready.then(() => "", (e) => e.message)`), "veil.ready")
+		p.register(`{name: "make_key", description: "Makes an API key",
+			outputSchema: {type: "object", properties: {id: {type: "string"}, key: {type: "string", "x-sensitive": true}}}}`,
+			`{id: "key_1", key: `+js(snippetSecret)+`}`)
+		view := p.execute("make_key", `{}`).String(t)
+		assertWithheld(t, view, snippetSecret, "make_key")
+		return ""
+	},
+
 	// README.md: the page registers generate_api_key, whose backend
 	// returns the secret; no agent path gets it.
 	"example": func(t *testing.T, p *snippetPage) string {
