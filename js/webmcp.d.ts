@@ -1,6 +1,8 @@
 // Types for Veil's webmcp.js: the WebMCP API it installs (the Community
 // Group draft, plus the 2025 methods and Chromium's testing API) and the
-// runtime's own `veil` namespace.
+// runtime's own `veil` namespace. From the npm package, they are its
+// entry point: "types": ["@veilmcp/veil"] in tsconfig.json's
+// compilerOptions, or /// <reference types="@veilmcp/veil" />.
 
 export {};
 
