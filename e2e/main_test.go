@@ -14,8 +14,9 @@
 //	VEIL_SKIP_BROWSER  set to 1 to skip the suite when no browser is found;
 //	                   without it a missing browser fails the suite
 //	VEIL_HEADFUL       set to 1 to watch the browsers in windows
-//	VEIL_SKIP_NPM      set to 1 to skip the tests that need the npm
-//	                   packages (the MCP client, npm pack)
+//	VEIL_SKIP_NPM      set to 1 to skip the tests that need npm and the
+//	                   packages npm ci installs (the MCP client, npm pack
+//	                   and the Vite recipes)
 //	VEIL_CONFORMANCE_TARGET
 //	                   another implementation's script (a URL or a file)
 //	                   to run the data cases against; see

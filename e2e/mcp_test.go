@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -397,13 +398,15 @@ func testMCPTab(t *testing.T, mode string) {
 
 // TestMCPOriginNotAllowed: a client whose origin is not allowed, and a
 // frame of an allowed origin posting from another window, get no answer at
-// all, and nothing runs.
+// all, and nothing runs; the console names the refused client's origin,
+// once, and never the frame's.
 func TestMCPOriginNotAllowed(t *testing.T) {
 	needNPM(t)
 	for _, mode := range []string{"worker", "main"} {
 		t.Run(mode, func(t *testing.T) {
 			other := otherOrigin()
 			tb := openMCP(t, mode, other, "frame="+urlQuery(other+"/mcp/frame.html"))
+			tb.allowConsole(`^veil: an MCP client of origin ` + regexp.QuoteMeta(server.URL) + ` gets no answer`)
 			registerMCPTools(t, tb)
 			// The module loaded and the server runs, for other's clients.
 			tb.poll(`performance.getEntriesByType("resource").some((e) => new URL(e.name).pathname === "/dist/veil-mcp.js")`)
@@ -438,6 +441,39 @@ func TestMCPOriginNotAllowed(t *testing.T) {
 			assert.Empty(t, answers, "the server answered a client it does not allow")
 			assert.Nil(t, eval[any](tb, `window.connected`), "the client is still waiting for the server")
 			assert.Equal(t, 2, eval[int](tb, `e2e.calls.filter((c) => c.tool === "list_orders").length`), "only the page's own calls ran")
+
+			tb.flushConsole()
+			var named []string
+			for _, m := range tb.consoleTexts() {
+				if strings.Contains(m, "an MCP client of origin") {
+					named = append(named, m)
+				}
+			}
+			require.Len(t, named, 1, "the console names the refused origin once, for the client's many messages: %v", tb.consoleTexts())
+			assert.Contains(t, named[0], "an MCP client of origin "+server.URL+" gets no answer: data-veil-mcp-origins does not list it ("+other+"); add it, or self")
+		})
+	}
+}
+
+// TestMCPOriginSelf: self in data-veil-mcp-origins is the page's own
+// origin: a client of the page connects with nothing else in the list,
+// and gets the agent view; the console stays quiet.
+func TestMCPOriginSelf(t *testing.T) {
+	needNPM(t)
+	for _, origins := range []string{"self", "https://a.example 'self'"} {
+		t.Run(origins, func(t *testing.T) {
+			tb := openMCP(t, "worker", origins)
+			registerMCPTools(t, tb)
+			require.True(t, eval[bool](tb, `mcp.connect().then((c) => ((window.client = c), true))`), "the client connects")
+			got := mcpCall(tb, "make_key", `{name: "ci"}`)
+			require.True(t, got.OK, "callTool make_key: %s", got.Error)
+			assert.Equal(t, map[string]any{"id": "key_7Hq2"}, got.Result["structuredContent"])
+			assertWithheld(t, eval[string](tb, `JSON.stringify(traffic)`), mcpSecret, "the tab transport's messages")
+			assert.Equal(t, []string{server.URL}, eval[[]string](tb, `[...new Set(posted)]`), "every server message goes to the page's exact origin")
+			tb.flushConsole()
+			for _, m := range tb.consoleTexts() {
+				assert.NotContains(t, m, "MCP", "the console")
+			}
 		})
 	}
 }
@@ -452,6 +488,7 @@ func TestMCPOriginsRequired(t *testing.T) {
 		{"any", "*", `"*" is not an origin`},
 		{"a path", server.URL + "/app", "is not an origin"},
 		{"one bad of two", server.URL + " ftp://a.example", `"ftp://a.example" is not an origin`},
+		{"self in double quotes", `"self"`, `"\"self\"" is not an origin`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tb := openMCP(t, "worker", c.origins)

@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,106 +16,274 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/veilmcp/veil/js/serve"
+	"github.com/veilmcp/veil/js/build"
 )
 
-// packagePage includes the runtime from the installed package and
-// registers a tool with a secret.
-const packagePage = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>the npm package</title>
-<link rel="icon" href="data:,">
-<script src="/veil/webmcp.js"></script>
-<script>
-  window.registered = document.modelContext.registerTool({
-    name: "generate_api_key",
-    description: "Create an API key",
-    outputSchema: {type: "object", properties: {id: {type: "string"}, secret: {type: "string", "x-sensitive": true}}},
-    execute: () => ({id: "key_pkg", secret: "sk-from-the-package-91"}),
-  });
-</script>
-</head>
-<body></body>
-</html>
-`
+// The npm package, and docs/install.md's recipes with it: TestPackage packs
+// the module's package.json with the runtime as dist/, as `npm pack` after
+// `make build` does, installs the tarball into the recipes' projects from
+// the file, offline, and builds them with the Vite of the module's
+// node_modules (package.json pins it; npm ci installs it). Nothing is
+// fetched from the network.
 
-// npmRun runs npm with args in dir and returns its standard output.
-func npmRun(t *testing.T, dir string, args ...string) string {
+// installDoc is the document whose recipes TestPackage runs.
+const installDoc = "docs/install.md"
+
+// packageSecret is what the recipes' backend gives their tool as the
+// secret: it must never reach an agent.
+const packageSecret = "sk-from-the-package-91"
+
+// npmRun runs npm with args in dir, with env added to the environment,
+// and returns its standard output.
+func npmRun(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("npm", append(args, "--no-audit", "--no-fund")...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	require.NoError(t, err, "npm %s in %s:\n%s", strings.Join(args, " "), dir, stderr.String())
+	require.NoError(t, err, "npm %s in %s:\n%s%s", strings.Join(args, " "), dir, out, stderr.String())
 	return string(out)
 }
 
-// TestPackage packs the module's package.json with the built runtime as
-// dist/ (what `npm pack` after `make build` packs), installs the tarball
-// into a scratch directory with `npm install ./veil-*.tgz`, and serves a
-// page from what was installed.
-func TestPackage(t *testing.T) {
-	if os.Getenv(envSkipNPM) == "1" {
-		t.Skipf("%s=1: npm is not used", envSkipNPM)
-	}
-	_, err := exec.LookPath("npm")
-	require.NoError(t, err, "npm is needed (make test installs it), or set %s=1 to skip", envSkipNPM)
+// packed is what `npm pack --json` says of the tarball it wrote.
+type packed struct {
+	Name     string `json:"name"`
+	Filename string `json:"filename"`
+	Files    []struct {
+		Path string `json:"path"`
+	} `json:"files"`
+}
 
+// pack packs the package: package.json, the LICENSE and README.md of the
+// module root when there are, and the runtime the suite built as dist/.
+// It returns the tarball's path and what npm says of it.
+func pack(t *testing.T) (string, packed) {
+	t.Helper()
 	src := t.TempDir()
-	require.NoError(t, copyFile(filepath.Join("..", "package.json"), filepath.Join(src, "package.json")))
+	for _, f := range []string{"package.json", "LICENSE", "README.md"} {
+		err := copyFile(filepath.Join(moduleRoot, f), filepath.Join(src, f))
+		if f != "package.json" && os.IsNotExist(err) {
+			continue
+		}
+		require.NoError(t, err)
+	}
 	require.NoError(t, os.Mkdir(filepath.Join(src, "dist"), 0o755))
 	entries, err := os.ReadDir(distDir)
 	require.NoError(t, err)
 	for _, e := range entries {
 		require.NoError(t, copyFile(filepath.Join(distDir, e.Name()), filepath.Join(src, "dist", e.Name())))
 	}
-	npmRun(t, src, "pack", "--silent")
-	tarballs, err := filepath.Glob(filepath.Join(src, "veil-*.tgz"))
-	require.NoError(t, err)
-	require.Len(t, tarballs, 1, "npm pack writes one veil-*.tgz")
+	var got []packed
+	require.NoError(t, json.Unmarshal([]byte(npmRun(t, src, nil, "pack", "--json")), &got))
+	require.Len(t, got, 1, "npm pack writes one tarball")
+	return filepath.Join(src, got[0].Filename), got[0]
+}
 
-	scratch := t.TempDir()
-	name := filepath.Base(tarballs[0])
-	require.NoError(t, copyFile(tarballs[0], filepath.Join(scratch, name)))
-	npmRun(t, scratch, "install", "--offline", "./"+name)
-	installed := filepath.Join(scratch, "node_modules", "veil")
-
-	for _, f := range []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil.wasm", "veil-secrets.js", "veil-confirm.js", "veil-mcp.js", "webmcp.d.ts", "webmcp.js.br", "veil.wasm.gz"} {
-		assert.FileExists(t, filepath.Join(installed, "dist", f))
-	}
-	// The exports: the script, the reveal element and the types.
-	resolve := exec.Command("node", "-e", `for (const s of ["veil", "veil/webmcp.js", "veil/veil-secrets.js", "veil/webmcp.d.ts", "veil/dist/veil-mcp.js"]) console.log(require.resolve(s))`)
-	resolve.Dir = scratch
-	out, err := resolve.CombinedOutput()
-	require.NoError(t, err, "resolving the exports: %s", out)
-	dist, err := filepath.EvalSymlinks(filepath.Join(installed, "dist"))
-	require.NoError(t, err)
-	assert.Equal(t, []string{"webmcp.js", "webmcp.js", "veil-secrets.js", "webmcp.d.ts", "veil-mcp.js"}, func() (names []string) {
-		for _, p := range strings.Fields(string(out)) {
-			real, err := filepath.EvalSymlinks(p)
+// recipeProject writes the files of a recipe of installDoc into a new
+// directory and installs the packed tarball there, offline: the recipe's
+// package.json loses its dependencies (the tarball is installed in place
+// of the package, and the module's Vite in place of its own).
+func recipeProject(t *testing.T, files map[string]string, tarball string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, code := range files {
+		if p == "package.json" {
+			var pkg map[string]any
+			require.NoError(t, json.Unmarshal([]byte(code), &pkg), "%s: the recipe's package.json", installDoc)
+			delete(pkg, "dependencies")
+			delete(pkg, "devDependencies")
+			b, err := json.MarshalIndent(pkg, "", "  ")
 			require.NoError(t, err)
-			assert.Equal(t, dist, filepath.Dir(real), "%s is in the package's dist/", p)
-			names = append(names, filepath.Base(real))
+			code = string(b)
 		}
-		return
-	}())
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(code), 0o644))
+	}
+	require.NoError(t, copyFile(tarball, filepath.Join(dir, filepath.Base(tarball))))
+	npmRun(t, dir, nil, "install", "--offline", "./"+filepath.Base(tarball))
+	return dir
+}
 
+// copyTree copies the directory from, which holds no symbolic link, into
+// to.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	require.NoError(t, os.CopyFS(to, os.DirFS(from)))
+}
+
+// recipeSite serves a built project's dist/ as a static folder, and the
+// backend the recipes' tool calls: POST /api/keys answers {id, name,
+// secret}.
+func recipeSite(t *testing.T, dist string) *httptest.Server {
+	t.Helper()
 	mux := http.NewServeMux()
-	mux.Handle("/veil/", http.StripPrefix("/veil", serve.Handler(os.DirFS(filepath.Join(installed, "dist")))))
-	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(packagePage))
+	mux.Handle("/", http.FileServer(http.Dir(dist)))
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("POST /api/keys", func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Name string `json:"name"`
+		}
+		json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&in)
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]string{"id": "key_pkg", "name": in.Name, "secret": packageSecret})
 	})
 	site := httptest.NewServer(mux)
-	defer site.Close()
+	t.Cleanup(site.Close)
+	return site
+}
 
+// checkRecipePage opens the site's page in Chromium as shipped: the
+// engine starts, the tray is defined, and the tool's secret reaches no
+// agent. It returns the paths of the scripts and the engine the page
+// loaded.
+func checkRecipePage(t *testing.T, site string) []string {
+	t.Helper()
 	tb := openTab(t, plain)
-	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(site.URL+"/")))
-	require.True(t, eval[bool](tb, `window.registered.then(() => true)`), "registerTool")
-	view := eval[string](tb, `document.modelContext.getTools().then(([t]) => document.modelContext.executeTool(t, {}))`)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(site+"/")))
+	tb.poll(`window.veil`)
+	require.Empty(t, eval[string](tb, `veil.ready.then(() => "", (e) => e.message)`), "veil.ready")
+	require.Equal(t, "worker", eval[string](tb, `veil.mode`))
+	tb.poll(`customElements.get("veil-secrets") !== undefined`)
+	view := eval[string](tb, `(async () => {
+		for (;;) {
+			const t = (await document.modelContext.getTools()).find((t) => t.name === "generate_api_key");
+			if (t) return document.modelContext.executeTool(t, {name: "ci"});
+			await new Promise((r) => setTimeout(r, 10));
+		}
+	})()`)
 	assert.Contains(t, view, "key_pkg")
-	assertWithheld(t, view, "sk-from-the-package-91", "generate_api_key")
+	assertWithheld(t, view, packageSecret, "generate_api_key")
+	return eval[[]string](tb, `performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname)`)
+}
+
+// TestPackage: the package holds the runtime and its types, and no
+// JavaScript entry a bundle would break; docs/install.md's Vite recipes
+// build, with the package installed from its tarball, into sites where the
+// runtime starts and withholds a value marked x-sensitive.
+func TestPackage(t *testing.T) {
+	if os.Getenv(envSkipNPM) == "1" {
+		t.Skipf("%s=1: npm is not used", envSkipNPM)
+	}
+	_, err := exec.LookPath("npm")
+	require.NoError(t, err, "npm is needed (make test installs it), or set %s=1 to skip", envSkipNPM)
+	bin, err := filepath.Abs(filepath.Join(moduleRoot, "node_modules", ".bin"))
+	require.NoError(t, err)
+	for _, tool := range []string{"vite", "tsc"} {
+		_, err := os.Stat(filepath.Join(bin, tool))
+		require.NoError(t, err, "%s is missing: run npm ci at the module root (make test does), or set %s=1 to skip", tool, envSkipNPM)
+	}
+	// The recipes' scripts find the module's Vite, as their own.
+	withBin := []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
+
+	tarball, pkg := pack(t)
+	recipes := recipeFiles(t, installDoc)
+	require.Contains(t, recipes, "vite", "%s: the Vite recipe", installDoc)
+	require.Contains(t, recipes, "vite-import", "%s: the recipe that imports webmcp.js", installDoc)
+
+	t.Run("contents", func(t *testing.T) {
+		assert.Equal(t, "@veilmcp/veil", pkg.Name)
+		var paths []string
+		for _, f := range pkg.Files {
+			paths = append(paths, f.Path)
+		}
+		for _, f := range build.Files {
+			assert.Contains(t, paths, "dist/"+f)
+			if f != "webmcp.d.ts" {
+				assert.Contains(t, paths, "dist/"+f+".br")
+				assert.Contains(t, paths, "dist/"+f+".gz")
+			}
+		}
+		assert.NotContains(t, paths, "dist/webmcp.d.ts.br", "the types' compressed copies stay out")
+		assert.NotContains(t, paths, "dist/webmcp.d.ts.gz", "the types' compressed copies stay out")
+		// What others put in place ships too: the license at the root,
+		// the notices in dist/.
+		if _, err := os.Stat(filepath.Join(moduleRoot, "LICENSE")); err == nil {
+			assert.Contains(t, paths, "LICENSE")
+		}
+		entries, err := os.ReadDir(distDir)
+		require.NoError(t, err)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), "THIRD_PARTY_NOTICES") {
+				assert.Contains(t, paths, "dist/"+e.Name())
+			}
+		}
+	})
+
+	app := recipeProject(t, recipes["vite"], tarball)
+	// The other recipe is the same project with its own files; copied
+	// before the build, so that its public/ is its own.
+	imported := t.TempDir()
+	copyTree(t, app, imported)
+
+	t.Run("exports", func(t *testing.T) {
+		// A bundler finds no JavaScript at the package's entry; each file
+		// is under dist/.
+		cmd := exec.Command("node", "--input-type=module", "-e", `
+			const out = {};
+			for (const s of ["@veilmcp/veil", "@veilmcp/veil/dist/webmcp.js", "@veilmcp/veil/dist/veil.wasm", "@veilmcp/veil/package.json"]) {
+				try { out[s] = import.meta.resolve(s).replace(/^.*\/node_modules\//, ""); } catch (e) { out[s] = e.code; }
+			}
+			console.log(JSON.stringify(out));`)
+		cmd.Dir = app
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "resolving the exports: %s", out)
+		var got map[string]string
+		require.NoError(t, json.Unmarshal(out, &got), "%s", out)
+		assert.Equal(t, map[string]string{
+			"@veilmcp/veil":                "ERR_PACKAGE_PATH_NOT_EXPORTED",
+			"@veilmcp/veil/dist/webmcp.js": "@veilmcp/veil/dist/webmcp.js",
+			"@veilmcp/veil/dist/veil.wasm": "@veilmcp/veil/dist/veil.wasm",
+			"@veilmcp/veil/package.json":   "@veilmcp/veil/package.json",
+		}, got)
+	})
+
+	t.Run("types", func(t *testing.T) {
+		// As docs/install.md says: the package's name in compilerOptions.types.
+		dir := t.TempDir()
+		require.NoError(t, os.Symlink(filepath.Join(app, "node_modules"), filepath.Join(dir, "node_modules")))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(`{
+  "compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler",
+    "lib": ["es2023", "dom", "dom.iterable"], "types": ["@veilmcp/veil"]},
+  "files": ["main.ts"]
+}`), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "main.ts"), []byte(
+			recipes["vite"]["src/main.js"]+"\nconst mode: 'worker' | 'main' = veil.mode;\nvoid mode;\n"), 0o644))
+		cmd := exec.Command(filepath.Join(bin, "tsc"), "-p", ".")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		assert.NoError(t, err, "tsc over the recipe's main.js with the package's types:\n%s", out)
+	})
+
+	t.Run("vite", func(t *testing.T) {
+		npmRun(t, app, withBin, "run", "build")
+		dist := filepath.Join(app, "dist")
+		for _, f := range build.Files {
+			assert.FileExists(t, filepath.Join(dist, "veil", f), "the build holds the runtime under veil/")
+		}
+		loaded := checkRecipePage(t, recipeSite(t, dist).URL)
+		assert.Contains(t, loaded, "/veil/webmcp.js")
+		assert.Contains(t, loaded, "/veil/veil-secrets.js")
+	})
+
+	t.Run("vite-import", func(t *testing.T) {
+		for p, code := range recipes["vite-import"] {
+			require.NoError(t, os.WriteFile(filepath.Join(imported, filepath.FromSlash(p)), []byte(code), 0o644))
+		}
+		npmRun(t, imported, withBin, "run", "build")
+		dist := filepath.Join(imported, "dist")
+		bundles, err := filepath.Glob(filepath.Join(dist, "assets", "*.js"))
+		require.NoError(t, err)
+		require.Len(t, bundles, 1, "one bundle")
+		b, err := os.ReadFile(bundles[0])
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "modelContextTesting", "the bundle holds the runtime")
+		loaded := checkRecipePage(t, recipeSite(t, dist).URL)
+		assert.False(t, slices.Contains(loaded, "/veil/webmcp.js"), "the runtime came with the bundle: %v", loaded)
+		assert.Contains(t, loaded, "/veil/veil-secrets.js", "the tray, from the folder the meta names")
+	})
 }

@@ -75,12 +75,44 @@ var (
 	quietLangs = []string{"sh", "text"}
 	// knownAttrs are the attributes each language takes.
 	knownAttrs = map[string][]string{
-		"html": {"check"},
-		"js":   {"check", "module"},
+		"html": {"check", "file"},
+		"js":   {"check", "module", "file"},
 		"go":   {"fragment"},
-		"json": {"view"},
+		"json": {"view", "file"},
 	}
 )
+
+// recipeFile is the path a block with file=RECIPE/PATH names: a file of
+// a recipe's project, which the test of that recipe writes (TestPackage
+// for docs/install.md's), and which is not run on its own.
+func (s snippet) recipeFile() (recipe, path string, ok bool) {
+	f, ok := s.attrs["file"]
+	if !ok {
+		return "", "", false
+	}
+	recipe, path, _ = strings.Cut(f, "/")
+	return recipe, path, true
+}
+
+// recipeFiles returns the files of the recipes in doc (relative to the
+// module root), by recipe and then by path.
+func recipeFiles(t *testing.T, doc string) map[string]map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(moduleRoot, filepath.FromSlash(doc)))
+	require.NoError(t, err)
+	blocks, err := parseSnippets(doc, data)
+	require.NoError(t, err)
+	recipes := map[string]map[string]string{}
+	for _, s := range blocks {
+		if recipe, path, ok := s.recipeFile(); ok {
+			if recipes[recipe] == nil {
+				recipes[recipe] = map[string]string{}
+			}
+			recipes[recipe][path] = s.code
+		}
+	}
+	return recipes
+}
 
 // readSnippets returns every fenced code block of the documents.
 func readSnippets(t *testing.T) []snippet {
@@ -174,6 +206,15 @@ func TestSnippetInfoStrings(t *testing.T) {
 			if !slices.Contains(knownAttrs[s.lang], k) {
 				t.Errorf("%s: a %s block takes no attribute %q (it takes %v)", s, s.lang, k, knownAttrs[s.lang])
 			}
+		}
+		if recipe, path, ok := s.recipeFile(); ok {
+			if recipe == "" || path == "" || filepath.IsAbs(path) || strings.Contains("/"+path+"/", "/../") {
+				t.Errorf("%s: file=%s is not RECIPE/PATH, a path inside the recipe's project", s, s.attrs["file"])
+			}
+			if _, ok := s.attrs["check"]; ok {
+				t.Errorf("%s: a block with file= is a recipe's file, which its recipe's test runs: it takes no check=", s)
+			}
+			continue
 		}
 		if slices.Contains(runLangs, s.lang) {
 			name := s.attrs["check"]
@@ -352,7 +393,7 @@ func TestSnippetsTxtar(t *testing.T) {
 func TestSnippetsBrowser(t *testing.T) {
 	snippets := readSnippets(t)
 	for _, s := range snippets {
-		if !slices.Contains(runLangs, s.lang) {
+		if _, _, recipe := s.recipeFile(); recipe || !slices.Contains(runLangs, s.lang) {
 			continue
 		}
 		t.Run(s.name(), func(t *testing.T) {
@@ -531,6 +572,31 @@ var snippetChecks = map[string]snippetCheck{
 			assert.NotContains(t, m, "MCP server", "the console")
 		}
 		return view
+	},
+
+	// docs/install.md: a page of a static folder, the runtime copied
+	// under /veil/: its tool's secret reaches no agent, and the tray
+	// loads from beside webmcp.js.
+	"install-static": func(t *testing.T, p *snippetPage) string {
+		p.waitTool("generate_api_key")
+		view := p.execute("generate_api_key", `{"name":"ci"}`).String(t)
+		assertWithheld(t, view, snippetSecret, "generate_api_key")
+		p.poll(`customElements.get("veil-secrets") !== undefined`)
+		return ""
+	},
+
+	// docs/page-api.md: a module takes webmcp.js in, with no script tag
+	// of its own; the meta names the folder of its files, from which the
+	// engine starts (the page's own folder has none of them).
+	"veil-base": func(t *testing.T, p *snippetPage) string {
+		p.poll(`window.veil`)
+		require.Empty(t, eval[string](p.tab, `veil.ready.then(() => "", (e) => e.message)`), "veil.ready")
+		p.register(`{name: "make_key", description: "Makes an API key",
+			outputSchema: {type: "object", properties: {id: {type: "string"}, key: {type: "string", "x-sensitive": true}}}}`,
+			`{id: "key_1", key: `+js(snippetSecret)+`}`)
+		view := p.execute("make_key", `{}`).String(t)
+		assertWithheld(t, view, snippetSecret, "make_key")
+		return ""
 	},
 
 	// README.md: the page registers generate_api_key, whose backend

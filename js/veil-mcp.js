@@ -2,7 +2,7 @@
 // itself when the script tag opts in:
 //
 //   <script src="/veil/webmcp.js" data-veil-mcp="tab"
-//           data-veil-mcp-origins="https://app.example"></script>
+//           data-veil-mcp-origins="self"></script>
 //
 // It speaks the tab transport of @mcp-b/transports (TabServerTransport's
 // wire format), so that an agent using TabClientTransport and an MCP
@@ -12,10 +12,11 @@
 // tray work as for every other agent path.
 //
 // It is stricter than TabServerTransport: the allowed origins are required
-// and "*" is not one; a message must be the browser's (not one page script
-// made), come from this window and from an allowed origin, or it gets no
-// answer at all; and every message goes to the client's exact origin,
-// never to "*".
+// ("self" is the page's own) and "*" is not one; a message must be the
+// browser's (not one page script made), come from this window and from an
+// allowed origin, or it gets no answer at all (a client of this window
+// whose origin is not allowed is named on the console, once); and every
+// message goes to the client's exact origin, never to "*".
 //
 // The module holds no capability of its own: start gets what it may use
 // from webmcp.js, so page code that imports the module gains nothing.
@@ -55,23 +56,29 @@ const INVALID_PARAMS = -32602;
 const isPlainObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * parseOrigins reads the allowed origins: serialized http(s) origins,
+ * parseOrigins reads the allowed origins: serialized http(s) origins, or
+ * self (also written 'self', as in CSP) for the page's own origin,
  * separated by white space. It throws, naming the first that is not one.
  * @param {string} text
+ * @param {string} [self] the page's origin
  * @returns {Set<string>}
  */
-export const parseOrigins = (text) => {
+export const parseOrigins = (text, self = location.origin) => {
   const origins = new Set();
-  for (const token of `${text ?? ''}`.split(/\s+/).filter(Boolean)) {
+  for (let token of `${text ?? ''}`.split(/\s+/).filter(Boolean)) {
+    if (token === 'self' || token === "'self'") {
+      if (!/^https?:\/\//.test(self)) throw new TypeError(`data-veil-mcp-origins: self stands for the page's origin, and this page's origin (${self}) is not an http or https one`);
+      token = self;
+    }
     let u = null;
     try {
       u = new URL(token);
     } catch {}
     if (!u || !/^https?:$/.test(u.protocol) || u.origin !== token)
-      throw new TypeError(`data-veil-mcp-origins: ${JSON.stringify(token)} is not an origin (scheme://host[:port], http or https, nothing after it; "*" is not allowed)`);
+      throw new TypeError(`data-veil-mcp-origins: ${JSON.stringify(token)} is not an origin (scheme://host[:port], http or https, nothing after it, or self for the page's own; "*" is not allowed)`);
     origins.add(token);
   }
-  if (!origins.size) throw new TypeError('data-veil-mcp-origins is missing or empty: list the origins MCP clients may connect from');
+  if (!origins.size) throw new TypeError("data-veil-mcp-origins is missing or empty: list the origins MCP clients may connect from (self for the page's own)");
   return origins;
 };
 
@@ -228,15 +235,29 @@ export const start = ({ transport, origins, tools, run, ontoolchange }) => {
     if (method === 'notifications/cancelled' && isPlainObject(params)) inflight.get(key(origin, params.requestId))?.abort();
   };
 
+  /** The origins of this window's clients that were refused, each named on the console once. */
+  const refused = new Set();
+
   /** @param {MessageEvent} event */
   const onMessage = (event) => {
     // Only this window's own scripts, from an allowed origin; anything
     // else gets no answer at all. isTrusted: a MessageEvent page script
     // made and dispatched can name any origin and source.
-    if (!event.isTrusted || event.source !== window || !allowed.has(event.origin)) return;
+    if (!event.isTrusted || event.source !== window) return;
     const d = event.data;
     if (!isPlainObject(d) || d.channel !== CHANNEL || d.type !== 'mcp' || d.direction !== 'client-to-server' || !('payload' in d)) return;
     const origin = event.origin;
+    if (!allowed.has(origin)) {
+      // A client of this window is the page's own script or a content
+      // script: its origin is the page's, which the list left out.
+      if (!refused.has(origin)) {
+        refused.add(origin);
+        console.error(
+          `veil: an MCP client of origin ${origin} gets no answer: data-veil-mcp-origins does not list it (${[...allowed].join(' ')}); add it, or self for the page's own origin`,
+        );
+      }
+      return;
+    }
     const m = d.payload;
     if (m === CHECK_READY) return post(origin, SERVER_READY);
     if (!isPlainObject(m) || m.jsonrpc !== '2.0') return;

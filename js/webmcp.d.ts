@@ -1,6 +1,8 @@
 // Types for Veil's webmcp.js: the WebMCP API it installs (the Community
 // Group draft, plus the 2025 methods and Chromium's testing API) and the
-// runtime's own `veil` namespace.
+// runtime's own `veil` namespace. From the npm package, they are its
+// entry point: "types": ["@veilmcp/veil"] in tsconfig.json's
+// compilerOptions, or /// <reference types="@veilmcp/veil" />.
 
 export {};
 
@@ -693,7 +695,13 @@ declare global {
 
   /** The runtime's own namespace. */
   interface Veil extends EventTarget {
-    /** Resolves once the engine runs; rejects if it can't start. */
+    /**
+     * Resolves once the engine runs; rejects if it can't start, with an
+     * Error that names each of the runtime's files that did not load (its
+     * URL, and why) when that is the reason. The files are beside
+     * webmcp.js, or in the folder <meta name="veil-base" content="…"> in
+     * the head names.
+     */
     readonly ready: Promise<void>;
     /**
      * Where the engine runs. "worker" unless a Worker can't be created or

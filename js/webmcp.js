@@ -7,13 +7,16 @@
 // and navigator.modelContextTesting at once, then starts the engine
 // (veil.wasm) in a Worker, or on the main thread where a Worker can't run.
 // worker.js, veil.wasm and wasm_exec.js are loaded from beside this script,
-// and veil-secrets.js too when the document has a <veil-secrets> element.
+// and veil-secrets.js too when the document has a <veil-secrets> element;
+// <meta name="veil-base" content="/veil/"> in the head, before this script,
+// names their folder instead (a bundle that took this script in has moved
+// it away from them).
 // data-veil-mode="worker" or "main" on the script tag forces one mode;
 // data-veil-hold-ttl="600" sets how many seconds withheld values are kept
 // for the user (10 minutes by default); data-veil-scrub-limit="65536"
 // bounds the session's scrub set; data-veil-redeem-path="/redeem/"
 // makes every secret_reference's redeemUrl start with that path;
-// data-veil-mcp="tab" with data-veil-mcp-origins="https://app.example"
+// data-veil-mcp="tab" with data-veil-mcp-origins="self" (the page's origin)
 // serves MCP to clients of the tab transport (veil-mcp.js).
 /// <reference path="./webmcp.d.ts" />
 'use strict';
@@ -22,7 +25,24 @@
   if (!isSecureContext) return console.warn('veil: WebMCP needs a secure context');
 
   const script = /** @type {HTMLScriptElement|null} */ (document.currentScript);
-  const here = (name) => new URL(name, script?.src || location.href).href;
+  // The folder of the runtime's other files: the one <meta name="veil-base">
+  // names, else this script's own. A module or a bundle has no current
+  // script, and without the meta looks in the page's own folder; an error
+  // that a file did not load names the URL it tried.
+  const META = 'meta[name="veil-base"]';
+  const meta = document.head?.querySelector(META)?.getAttribute('content')?.trim();
+  const base = (() => {
+    if (meta)
+      try {
+        const u = new URL(meta, document.baseURI);
+        if (!u.pathname.endsWith('/')) u.pathname += '/';
+        return u.href;
+      } catch {
+        console.error(`veil: <meta name="veil-base" content=${JSON.stringify(meta)}> does not name a folder, so the runtime's files are looked for ${script?.src ? 'beside webmcp.js' : "in the page's folder"}`);
+      }
+    return new URL('.', script?.src || document.baseURI).href;
+  })();
+  const here = (name) => new URL(name, base).href;
   const forced = script?.dataset.veilMode;
   // The contract's one failure reply (package ops in Go, ops.Failure): the
   // answer to an op that failed inside the engine, or never came back.
@@ -201,7 +221,7 @@
               s.async = false;
               if (script?.nonce) s.nonce = script.nonce;
               s.onload = resolve;
-              s.onerror = () => reject(new Error(`veil: cannot load ${name}`));
+              s.onerror = () => reject(new Error(`veil: cannot load ${s.src}`));
               (document.head || document.documentElement).append(s);
             }),
         ),
@@ -274,18 +294,66 @@
     queue = [];
   };
 
+  /**
+   * missing says which of the files the engine starts from the page cannot
+   * load, and why, or null when each answers as it should. It runs when the
+   * engine did not start: a Worker or a script element that fails says
+   * neither which URL nor why, and a site that answers a missing file with
+   * its index page (200, text/html) makes a failure that names nothing.
+   * @returns {Promise<Error|null>}
+   */
+  const missing = async () => {
+    const JS = /^(?:(?:application|text)\/(?:x-)?(?:ecma|java)script|text\/(?:javascript1\.[0-5]|jscript|livescript))$/;
+    const problems = await Promise.all(
+      ['worker.js', 'wasm_exec.js', 'veil.wasm'].map(async (name) => {
+        const url = here(name);
+        let r;
+        try {
+          r = await fetch(url, { cache: 'no-store' });
+        } catch {
+          return `${url} (a network error, or the page's Content Security Policy does not allow it)`;
+        }
+        const type = (r.headers.get('Content-Type') ?? '').split(';')[0].trim().toLowerCase();
+        const served = type ? `served as ${type}` : 'served without a type';
+        const body = r.body?.getReader();
+        try {
+          if (!r.ok) return `${url} (${r.status}${r.statusText ? ` ${r.statusText}` : ''})`;
+          if (!name.endsWith('.wasm')) return JS.test(type) ? '' : `${url} (${served}, not as JavaScript)`;
+          if (type === 'application/wasm') return '';
+          // Another type still runs (more slowly) when the bytes are WebAssembly.
+          const head = (await body?.read().catch(noop))?.value ?? new Uint8Array();
+          return head[0] === 0 && head[1] === 0x61 && head[2] === 0x73 && head[3] === 0x6d ? '' : `${url} (${served}, and not WebAssembly)`;
+        } finally {
+          body?.cancel().catch(noop);
+        }
+      }),
+    );
+    const failed = problems.filter(Boolean);
+    if (!failed.length) return null;
+    const why = meta
+      ? 'the folder <meta name="veil-base"> names'
+      : script?.src
+        ? 'beside webmcp.js'
+        : 'the page\'s folder, since webmcp.js was bundled or loaded as a module: name the folder of its files with <meta name="veil-base">';
+    return new Error(`veil: the engine cannot start: ${failed.length === 1 ? 'a file of the runtime does not load' : 'files of the runtime do not load'}: ${failed.join(', ')}. They are looked for in ${base} (${why})`);
+  };
+
   const init = call('init', initHeader());
   const ready = (async () => {
     let e = null;
-    if (mode === 'worker') {
-      try {
-        e = await startWorker();
-      } catch (err) {
-        if (forced === 'worker') throw err;
-        mode = 'main';
+    try {
+      if (mode === 'worker') {
+        try {
+          e = await startWorker();
+        } catch (err) {
+          if (forced === 'worker') throw err;
+          mode = 'main';
+        }
       }
+      e ||= await startMain();
+    } catch (err) {
+      throw (await missing()) ?? err;
     }
-    e ||= await startMain();
     if (e.dead) throw new Error('veil: the engine ended as it started');
     use(e);
     const [h] = await init;
@@ -1886,7 +1954,7 @@
   const toItem = (i) => ({ ...i, expires: Date.parse(i.expires), ...(i.redeemBy && { redeemBy: Date.parse(i.redeemBy) }) });
 
   class Veil extends EventTarget {
-    /** Resolves once the engine runs; rejects if it can't start. */
+    /** Resolves once the engine runs; rejects if it can't start (naming the files that did not load). */
     get ready() {
       return ready;
     }
@@ -2024,6 +2092,7 @@
     if (customElements.get('veil-secrets') || !document.querySelector('veil-secrets')) return;
     const s = document.createElement('script');
     s.src = here('veil-secrets.js');
+    s.onerror = () => console.error(`veil: cannot load ${s.src}, so <veil-secrets> is not defined`);
     if (script?.nonce) s.nonce = script.nonce;
     document.head.append(s);
   };

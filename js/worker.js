@@ -35,7 +35,7 @@
     } catch {
       // Served without the application/wasm type.
       const res = await fetch(wasm);
-      if (!res.ok) throw new Error(`veil: fetching veil.wasm: ${res.status}`);
+      if (!res.ok) throw new Error(`veil: cannot load ${wasm}: ${res.status}`);
       m = await WebAssembly.instantiate(await res.arrayBuffer(), go.importObject);
     }
     go.run(m.instance).catch(() => {});

@@ -152,6 +152,23 @@ func TestMinifyNames(t *testing.T) {
 	}
 }
 
+// TestMinifyNoGlobals: the helpers that keep names stay inside the
+// script, which declares nothing at its top level: a global of theirs
+// would be the page's too, and the page's own of the same name would
+// replace it.
+func TestMinifyNoGlobals(t *testing.T) {
+	for name := range namesSeen {
+		t.Run(name, func(t *testing.T) {
+			src, err := fs.ReadFile(js.Files, name)
+			require.NoError(t, err)
+			got, err := minify(name, src)
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(string(got), `"use strict";(()=>{`), "minify(%s): got %.60q, want one function around the whole script", name, got)
+			assert.True(t, strings.HasSuffix(strings.TrimSpace(string(got)), `})();`), "minify(%s): the script ends with its function's call", name)
+		})
+	}
+}
+
 func TestMinifyModule(t *testing.T) {
 	got, err := minify("veil-confirm.js", []byte("const longName = (x) => x + 1;\nexport const confirm = (r) => longName(r);\n"))
 	require.NoError(t, err)

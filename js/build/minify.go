@@ -30,10 +30,20 @@ func minified(name string) bool {
 // scripts with their 'use strict' directive, nothing is transpiled below
 // ES2022 (private fields, static blocks, optional chaining as written),
 // and in the scripts of [namesSeen] functions and classes keep their
-// names. A leading copyright comment (wasm_exec.js's) is kept.
+// names. Those are wrapped in a function of their own, since keeping the
+// names adds helpers at the top level, which in a classic script would be
+// globals: the page's own variables of those names would replace them
+// (wasm_exec.js's Go, while the engine starts on the main thread), and
+// they would replace the page's. A leading copyright comment
+// (wasm_exec.js's) is kept.
 func minify(name string, src []byte) ([]byte, error) {
+	format := api.FormatDefault
+	if namesSeen[name] {
+		format = api.FormatIIFE
+	}
 	res := api.Transform(string(src), api.TransformOptions{
 		Loader:            api.LoaderJS,
+		Format:            format,
 		Target:            api.ES2022,
 		MinifyWhitespace:  true,
 		MinifyIdentifiers: true,
