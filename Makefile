@@ -67,8 +67,9 @@ test-wasm:
 test-types: node_modules/.package-lock.json
 	$(TSC)
 
-# npm ci installs what package.json pins: TypeScript, and esbuild with the MCP
-# client packages the e2e tests bundle; npm itself comes from apt-get.
+# npm ci installs what package.json pins: TypeScript, esbuild with the MCP
+# client packages the e2e tests bundle, and Vite, which builds
+# docs/install.md's recipes; npm itself comes from apt-get.
 node_modules/.package-lock.json: package.json package-lock.json
 	@command -v npm >/dev/null 2>&1 || { echo "installing: npm"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq npm; }
@@ -108,6 +109,6 @@ soak-redeem: deps
 demo: build
 	$(GO) run ./demo
 
-## clean: remove dist/
+## clean: remove dist/ and packed tarballs
 clean:
-	rm -rf dist
+	rm -rf dist veilmcp-veil-*.tgz
