@@ -68,9 +68,9 @@ var (
 	runLangs = []string{"html", "js"}
 	// checkedLangs are compiled or checked: go (a whole file, or with
 	// fragment a function body), json (it parses; with view=NAME it is
-	// the agent view the check NAME returns) and txtar (a data case,
-	// replayed).
-	checkedLangs = []string{"go", "json", "txtar"}
+	// the agent view the check NAME returns), txtar (a data case,
+	// replayed) and nginx (the configuration TestNginx serves dist/ with).
+	checkedLangs = []string{"go", "json", "txtar", "nginx"}
 	// quietLangs are shell commands and output: never run.
 	quietLangs = []string{"sh", "text"}
 	// knownAttrs are the attributes each language takes.
