@@ -20,7 +20,8 @@ build dist:
 	$(GO) run ./js/cmd/veil-dist -out dist
 
 ## deps: install what the tests need and the machine lacks (Chromium, at least
-## CHROMIUM_MIN, whose own WebMCP the e2e suite pins down; redis-server, redis-cli)
+## CHROMIUM_MIN, whose own WebMCP the e2e suite pins down; redis-server, redis-cli;
+## nginx with its brotli_static module, which serves dist/ in e2e)
 CHROMIUM_MIN := 156
 deps:
 	@missing=""; \
@@ -29,6 +30,8 @@ deps:
 	  [ "$$(chromium --version 2>/dev/null | sed -n 's/^Chromium \([0-9]*\).*/\1/p')" -lt $(CHROMIUM_MIN) ] 2>/dev/null; then missing="$$missing chromium"; fi; \
 	if ! command -v redis-server >/dev/null 2>&1; then missing="$$missing redis-server"; fi; \
 	if ! command -v redis-cli >/dev/null 2>&1; then missing="$$missing redis-tools"; fi; \
+	if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then missing="$$missing nginx"; fi; \
+	if [ ! -e /usr/lib/nginx/modules/ngx_http_brotli_static_module.so ]; then missing="$$missing libnginx-mod-http-brotli-static"; fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
