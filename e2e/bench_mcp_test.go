@@ -40,9 +40,10 @@ func handleMCPGlobal(w http.ResponseWriter, r *http.Request) {
 // of its batches. The clock is coarse (0.1 ms) outside cross-origin
 // isolation, so a batch, not a call, is timed.
 const (
-	mcpWarmCalls = 100
-	mcpRounds    = 30
-	mcpBatch     = 50
+	budgetMCPRatio = 1.2 // tools/call: ≤ 1.2× @mcp-b/global's (plus the two hops, engine in a Worker)
+	mcpWarmCalls   = 100
+	mcpRounds      = 30
+	mcpBatch       = 50
 )
 
 // mcpSetup readies a benchmark tab: the small tool (on a page with a
@@ -145,5 +146,12 @@ func BenchmarkMCPTab(b *testing.B) {
 		b.ReportMetric(ms["worker-run"], "worker-run-ms/call")
 		b.ReportMetric(ms["main-run"], "main-run-ms/call")
 		b.ReportMetric(2*ms["floor-worker"], "hops-ms/call")
+		// The budgets: through a Worker, ≤ 1.2× @mcp-b/global's call plus the
+		// two crossings to the engine; on the main thread, ≤ 1.2× its call.
+		workerRatio := ms["worker-mcp"] / (ms["global-mcp"] + 2*ms["floor-worker"])
+		mainRatio := ms["main-mcp"] / ms["global-mcp"]
+		b.ReportMetric(workerRatio, "worker-vs-global+hops")
+		fmt.Printf("MCP tools/call budgets: engine in a Worker %.2f× (@mcp-b/global + two empty Worker round trips; ≤ %.1f×: %s); on the main thread %.2f× @mcp-b/global (≤ %.1f×: %s)\n",
+			workerRatio, budgetMCPRatio, verdict(workerRatio, budgetMCPRatio), mainRatio, budgetMCPRatio, verdict(mainRatio, budgetMCPRatio))
 	}
 }

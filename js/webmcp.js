@@ -1496,7 +1496,9 @@
     const m = mirrors.get(name);
     if (m !== undefined && m.state !== 'refused') return true;
     const ended = mirrorEnded.get(name);
-    return ended !== undefined && ended >= since;
+    // Strictly after: the clock is coarse (100 µs), and a reading begun in the
+    // same tick as the leaving may have listed a tool registered after it.
+    return ended !== undefined && ended > since;
   };
 
   /** mirror registers a tool in the native registry whose execute returns only the agent view. */

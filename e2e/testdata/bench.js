@@ -152,5 +152,26 @@
     return { count: longTasks.length, longest: Math.max(0, ...longTasks.map((e) => e.duration)), tasks: longTasks.slice() };
   }
 
-  window.bench = { setup, latency, loadTasks, hasNative: () => !!nativeContext };
+  /** echo is a Worker that does nothing but answer each message with it. */
+  let echo;
+  /**
+   * roundTrips times n pairs of round trips to a Worker that does nothing,
+   * after warm pairs, and returns the mean per pair, in milliseconds: what
+   * a call through an engine in a Worker pays for crossing to it and back
+   * twice (the call, then its output), before the engine does anything.
+   */
+  async function roundTrips(n, warm) {
+    echo ??= new Worker(URL.createObjectURL(new Blob(["onmessage = (e) => postMessage(e.data);"], { type: "text/javascript" })));
+    const once = () =>
+      new Promise((resolve) => {
+        echo.onmessage = resolve;
+        echo.postMessage({ op: "output", header: '{"call":"x","kind":"returned"}', body: '{"ok":true,"n":1}' });
+      });
+    for (let i = 0; i < warm; i++) await once(), await once();
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await once(), await once();
+    return (performance.now() - t0) / n;
+  }
+
+  window.bench = { setup, latency, roundTrips, loadTasks, hasNative: () => !!nativeContext };
 })();
