@@ -316,26 +316,7 @@ func checkSpotlit(t *testing.T, s riskStep, view string) {
 	// they came from the tool.
 	var v any
 	require.NoError(t, json.Unmarshal([]byte(view), &v))
-	var outside []string
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			if !(strings.HasPrefix(v, "<"+m.Marker+">\n") && strings.HasSuffix(v, "\n</"+m.Marker+">")) {
-				outside = append(outside, v)
-			}
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		case map[string]any:
-			for k, x := range v {
-				outside = append(outside, k)
-				walk(x)
-			}
-		}
-	}
-	walk(v)
+	outside := corpus.OutsideMarkers(v, m.Marker)
 	for _, p := range s.Present {
 		for _, o := range outside {
 			if o != r.Content[0].Text {
