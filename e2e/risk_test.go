@@ -3,8 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,85 +19,15 @@ import (
 // session's trust state, the decisions, the page's confirmation handler and
 // the built-in dialog, spotlighting, and the load hints.
 
-// riskDir holds the risk cases: one txtar archive per flow, whose comment
-// says what it guards against and whose files are
-//
-//	tools  a JavaScript expression: the tool definitions, each with
-//	       returns (a value, or a function of input and options) in place
-//	       of execute; resolve, when given, is the tool's own
-//	steps  the calls, in order, one JSON object (a riskStep) per line
+// riskDir holds the risk cases, one txtar archive per flow
+// ([corpus.RiskCase] says what they hold). The engine's test replays
+// natively those whose tools are literals.
 const riskDir = "testdata/risk"
 
-// riskStep is one call of a risk case and what must come of it.
-type riskStep struct {
-	// Call names the tool; Input is its input (default {}).
-	Call  string          `json:"call"`
-	Input json.RawMessage `json:"input"`
-	// Answer is what the page answers when the runtime asks the user:
-	// "approve" or "decline". The runtime must ask exactly when it is set.
-	Answer string `json:"answer"`
-	// Outcome and Rule are the call's entry in the decision log.
-	Outcome string `json:"outcome"`
-	Rule    string `json:"rule"`
-	// Facts are facts the decision must list, as "source key=value".
-	Facts []string `json:"facts"`
-	// Ran says whether execute ran.
-	Ran bool `json:"ran"`
-	// View is the exact agent view; Present and Absent are strings that
-	// must be in it (raw or decoded), or nowhere in it.
-	View    *string  `json:"view"`
-	Present []string `json:"present"`
-	Absent  []string `json:"absent"`
-	// Spotlit: the view is spotlighted, and every Present string stands
-	// between the runtime's markers.
-	Spotlit bool `json:"spotlit"`
-	// Refused: the view is an error result that names Rule.
-	Refused bool `json:"refused"`
-	// Held is how many values the view lists as withheld.
-	Held int `json:"held"`
-	// Trust holds members that veil.trust must have after the call;
-	// Request, members of the annotations execute received.
-	Trust   map[string]any `json:"trust"`
-	Request map[string]any `json:"request"`
-	// Events are veil events the call must fire.
-	Events []string `json:"events"`
-}
-
-type riskCase struct {
-	name  string
-	tools string
-	steps []riskStep
-}
-
-func loadRiskCases(t *testing.T) []riskCase {
+func loadRiskCases(t *testing.T) []*corpus.RiskCase {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(riskDir, "*.txtar"))
+	cases, err := corpus.LoadRisk(riskDir)
 	require.NoError(t, err)
-	require.NotEmpty(t, files, "no cases in %s", riskDir)
-	var cases []riskCase
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		require.NoError(t, err)
-		a := parseArchive(string(b))
-		c := riskCase{name: strings.TrimSuffix(filepath.Base(file), ".txtar")}
-		require.NotEmpty(t, strings.TrimSpace(a.comment), "%s: say what the case guards against", file)
-		var ok bool
-		c.tools, ok = a.file("tools")
-		require.True(t, ok, "%s: no tools file", file)
-		steps, ok := a.file("steps")
-		require.True(t, ok, "%s: no steps file", file)
-		for i, line := range strings.Split(strings.TrimSpace(steps), "\n") {
-			dec := json.NewDecoder(strings.NewReader(line))
-			dec.DisallowUnknownFields()
-			var s riskStep
-			require.NoError(t, dec.Decode(&s), "%s: step %d", file, i+1)
-			if len(s.Input) == 0 {
-				s.Input = json.RawMessage(`{}`)
-			}
-			c.steps = append(c.steps, s)
-		}
-		cases = append(cases, c)
-	}
 	return cases
 }
 
@@ -143,11 +71,11 @@ func openRiskIn(t *testing.T, mode string, nativeWebMCP bool, tools string, buil
 
 func TestRiskCases(t *testing.T) {
 	for _, c := range loadRiskCases(t) {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			for _, p := range riskPaths {
 				t.Run(p.path, func(t *testing.T) {
-					tb := openRisk(t, p.native, c.tools, false)
-					for i, s := range c.steps {
+					tb := openRisk(t, p.native, c.Tools, false)
+					for i, s := range c.Steps {
 						t.Run(fmt.Sprintf("%d-%s", i+1, s.Call), func(t *testing.T) { runRiskStep(t, tb, p.path, s) })
 					}
 				})
@@ -181,7 +109,7 @@ type riskAfter struct {
 	} `json:"last"`
 }
 
-func runRiskStep(t *testing.T, tb *tab, path string, s riskStep) {
+func runRiskStep(t *testing.T, tb *tab, path string, s corpus.RiskStep) {
 	n := eval[[]int](tb, `[risk.calls.length, risk.asked.length, risk.events.length]`)
 	if s.Answer != "" {
 		eval[int](tb, fmt.Sprintf(`risk.answers.push(%s)`, js(s.Answer)))
@@ -296,7 +224,7 @@ func runRiskStep(t *testing.T, tb *tab, path string, s riskStep) {
 
 // checkSpotlit checks that the view puts the tool's text between the
 // runtime's markers, after a notice that says what they mean.
-func checkSpotlit(t *testing.T, s riskStep, view string) {
+func checkSpotlit(t *testing.T, s corpus.RiskStep, view string) {
 	t.Helper()
 	var r struct {
 		Content []struct {
@@ -316,26 +244,7 @@ func checkSpotlit(t *testing.T, s riskStep, view string) {
 	// they came from the tool.
 	var v any
 	require.NoError(t, json.Unmarshal([]byte(view), &v))
-	var outside []string
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			if !(strings.HasPrefix(v, "<"+m.Marker+">\n") && strings.HasSuffix(v, "\n</"+m.Marker+">")) {
-				outside = append(outside, v)
-			}
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		case map[string]any:
-			for k, x := range v {
-				outside = append(outside, k)
-				walk(x)
-			}
-		}
-	}
-	walk(v)
+	outside := corpus.OutsideMarkers(v, m.Marker)
 	for _, p := range s.Present {
 		for _, o := range outside {
 			if o != r.Content[0].Text {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -246,14 +247,35 @@ func TestFetchMetadata(t *testing.T) {
 	})
 }
 
+// TestExpiry runs in a bubble (testing/synctest), whose clock the sleeps
+// advance: a secret redeems until its TTL, answers gone from then until the
+// retention has passed, and not found after.
 func TestExpiry(t *testing.T) {
-	h := newHandler(t, func(o *redeem.Options) { o.Retention = 300 * time.Millisecond })
-	ref, err := h.Issue(context.Background(), "alice", redeem.Secret{Value: "v", TTL: 30 * time.Millisecond})
-	require.NoError(t, err, "Issue")
-	time.Sleep(80 * time.Millisecond)
-	checkResponse(t, serve(h, fetch("GET", ref.RedeemURL, "alice")), 410, "gone", "")
-	time.Sleep(400 * time.Millisecond)
-	checkResponse(t, serve(h, fetch("GET", ref.RedeemURL, "alice")), 404, "not_found", "")
+	synctest.Test(t, func(t *testing.T) {
+		const ttl, retention = 5 * time.Minute, time.Hour
+		h := newHandler(t, func(o *redeem.Options) { o.Retention = retention })
+		secret := redeem.Secret{Value: "v", TTL: ttl}
+		early, err := h.Issue(context.Background(), "alice", secret)
+		require.NoError(t, err, "Issue")
+		late, err := h.Issue(context.Background(), "alice", secret)
+		require.NoError(t, err, "Issue")
+
+		time.Sleep(ttl - time.Second)
+		checkResponse(t, serve(h, fetch("GET", early.RedeemURL, "alice")), 200, "", "v")
+		time.Sleep(time.Second)
+		checkResponse(t, serve(h, fetch("GET", late.RedeemURL, "alice")), 410, "gone", "")
+		checkResponse(t, serve(h, fetch("GET", late.RedeemURL, "bob")), 403, "forbidden", "")
+		// Each tombstone lasts for the retention from when the secret was
+		// redeemed or expired: early's a second less than late's.
+		time.Sleep(retention - 2*time.Second)
+		checkResponse(t, serve(h, fetch("GET", early.RedeemURL, "alice")), 410, "gone", "")
+		checkResponse(t, serve(h, fetch("GET", late.RedeemURL, "alice")), 410, "gone", "")
+		time.Sleep(time.Second)
+		checkResponse(t, serve(h, fetch("GET", early.RedeemURL, "alice")), 404, "not_found", "")
+		checkResponse(t, serve(h, fetch("GET", late.RedeemURL, "alice")), 410, "gone", "")
+		time.Sleep(time.Second)
+		checkResponse(t, serve(h, fetch("GET", late.RedeemURL, "alice")), 404, "not_found", "")
+	})
 }
 
 func TestRateLimit(t *testing.T) {
@@ -276,6 +298,21 @@ func TestRateLimit(t *testing.T) {
 		assert.InDelta(t, 3600, n, 1, "Retry-After")
 		// Another principal at the same address is not affected.
 		checkResponse(t, serve(h, fetch("GET", ref.RedeemURL, "bob")), 403, "forbidden", "")
+	})
+
+	t.Run("a token comes back after Retry-After", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			// One a minute, well within the secret's TTL.
+			h := newHandler(t, func(o *redeem.Options) { o.PrincipalPerSecond, o.PrincipalBurst = 1.0/60, 1 })
+			ref := issue(t, h, "alice", "v")
+			checkResponse(t, serve(h, fetch("GET", "/redeem/"+unknownID(), "alice")), 404, "not_found", "")
+			n := retryAfter(t, serve(h, fetch("GET", ref.RedeemURL, "alice")))
+			require.Equal(t, 60, n, "Retry-After")
+			time.Sleep(time.Duration(n)*time.Second - time.Millisecond)
+			retryAfter(t, serve(h, fetch("GET", ref.RedeemURL, "alice")))
+			time.Sleep(time.Millisecond)
+			checkResponse(t, serve(h, fetch("GET", ref.RedeemURL, "alice")), 200, "", "v")
+		})
 	})
 
 	t.Run("per address, signed in or not", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +16,7 @@ import (
 )
 
 func TestMemoryStoreConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) redeem.Store { return redeem.NewMemoryStore(nil) })
+	storetest.RunVirtualTime(t, func(t *testing.T) redeem.Store { return redeem.NewMemoryStore(nil) })
 }
 
 func randomKey() redeem.Key {
@@ -24,20 +25,31 @@ func randomKey() redeem.Key {
 	return k
 }
 
+// TestMemoryStoreSweepsExpired runs in a bubble (testing/synctest): the
+// sweeps run on its clock, every SweepInterval from the first Put.
 func TestMemoryStoreSweepsExpired(t *testing.T) {
-	s := redeem.NewMemoryStore(&redeem.MemoryStoreOptions{SweepInterval: 20 * time.Millisecond})
-	ctx := context.Background()
-	require.NoError(t, s.Put(ctx, randomKey(), "a", []byte("v"), 10*time.Millisecond, 60*time.Millisecond), "Put")
-	require.NoError(t, s.Put(ctx, randomKey(), "a", []byte("v"), time.Hour, time.Hour), "Put")
+	synctest.Test(t, func(t *testing.T) {
+		const interval, ttl, retention = 10 * time.Second, time.Minute, 5 * time.Minute
+		start := time.Now()
+		s := redeem.NewMemoryStore(&redeem.MemoryStoreOptions{SweepInterval: interval})
+		ctx := context.Background()
+		require.NoError(t, s.Put(ctx, randomKey(), "a", []byte("v"), ttl, retention), "Put")
+		require.NoError(t, s.Put(ctx, randomKey(), "a", []byte("v"), time.Hour, time.Hour), "Put")
+		lenAt := func(at time.Duration) (pending, tombstones int) {
+			time.Sleep(at - time.Since(start))
+			synctest.Wait()
+			return s.Len()
+		}
 
-	require.Eventually(t, func() bool {
-		p, tomb := s.Len()
-		return p == 1 && tomb == 1
-	}, 2*time.Second, 5*time.Millisecond, "the expired secret should be swept into a tombstone")
-	require.Eventually(t, func() bool {
-		p, tomb := s.Len()
-		return p == 1 && tomb == 0
-	}, 2*time.Second, 5*time.Millisecond, "the tombstone should be dropped after its retention")
+		pending, tombs := lenAt(ttl - time.Second)
+		assert.Equal(t, [2]int{2, 0}, [2]int{pending, tombs}, "pending and tombstones before the ttl")
+		pending, tombs = lenAt(ttl + time.Second)
+		assert.Equal(t, [2]int{1, 1}, [2]int{pending, tombs}, "the expired secret should be swept into a tombstone at the sweep after its ttl")
+		pending, tombs = lenAt(ttl + retention - time.Second)
+		assert.Equal(t, [2]int{1, 1}, [2]int{pending, tombs}, "the tombstone should last for its retention")
+		pending, tombs = lenAt(ttl + retention + time.Second)
+		assert.Equal(t, [2]int{1, 0}, [2]int{pending, tombs}, "the tombstone should be dropped at the sweep after its retention")
+	})
 }
 
 func TestMemoryStoreBounded(t *testing.T) {

@@ -498,23 +498,12 @@ func HoldsString(text, s string) bool {
 	if json.Unmarshal([]byte(text), &v) != nil {
 		return false
 	}
-	var holds func(any) bool
-	holds = func(v any) bool {
-		switch v := v.(type) {
-		case string:
-			return strings.Contains(v, s)
-		case []any:
-			return slices.ContainsFunc(v, holds)
-		case map[string]any:
-			for k, x := range v {
-				if strings.Contains(k, s) || holds(x) {
-					return true
-				}
-			}
+	for x := range Strings(v) {
+		if strings.Contains(x, s) {
+			return true
 		}
-		return false
 	}
-	return holds(v)
+	return false
 }
 
 func countTrue(bs ...bool) int {

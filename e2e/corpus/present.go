@@ -32,20 +32,9 @@ func present(text, s string, depth int) bool {
 }
 
 func presentIn(v any, s string, depth int) bool {
-	switch v := v.(type) {
-	case string:
-		return present(v, s, depth)
-	case []any:
-		for _, x := range v {
-			if presentIn(x, s, depth) {
-				return true
-			}
-		}
-	case map[string]any:
-		for k, x := range v {
-			if present(k, s, depth) || presentIn(x, s, depth) {
-				return true
-			}
+	for x := range Strings(v) {
+		if present(x, s, depth) {
+			return true
 		}
 	}
 	return false

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -41,6 +42,24 @@ const (
 // pass, around a second and a half in all.
 func Run(t *testing.T, newStore func(t *testing.T) redeem.Store) {
 	t.Helper()
+	run(t, func(t *testing.T, fn func(*testing.T, redeem.Store)) { fn(t, newStore(t)) })
+}
+
+// RunVirtualTime runs the suite as Run does, each subtest in a bubble of
+// its own (testing/synctest), where the waits for a TTL or a retention
+// take no real time. It suits a store that keeps time with package time in
+// this process, as [redeem.MemoryStore] does, not one whose clock is a
+// server's. newStore is called inside the bubble, so the store's clock and
+// timers are the bubble's.
+func RunVirtualTime(t *testing.T, newStore func(t *testing.T) redeem.Store) {
+	t.Helper()
+	run(t, func(t *testing.T, fn func(*testing.T, redeem.Store)) {
+		synctest.Test(t, func(t *testing.T) { fn(t, newStore(t)) })
+	})
+}
+
+func run(t *testing.T, each func(*testing.T, func(*testing.T, redeem.Store))) {
+	t.Helper()
 	tests := []struct {
 		name string
 		fn   func(*testing.T, redeem.Store)
@@ -59,7 +78,7 @@ func Run(t *testing.T, newStore func(t *testing.T) redeem.Store) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tt.fn(t, newStore(t))
+			each(t, tt.fn)
 		})
 	}
 }
