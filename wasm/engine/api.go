@@ -154,9 +154,7 @@ const (
 type Outcome struct {
 	Kind OutcomeKind
 	Data string
-	// Call is the id [Engine.Decide] gave the call. Empty means the call
-	// was not decided: Output decides it then, on the tool's annotations,
-	// and refuses its output if the policy would not have let it run.
+	// Call is the id [Engine.Decide] gave the call.
 	Call string
 }
 
@@ -182,8 +180,8 @@ type Result struct {
 	Agent string
 	// Err, when not nil, is what executeTool rejects with.
 	Err *Error
-	// CallID is the call's id: the one Decide gave it, or the one Output
-	// gave a call it decided itself. Its held items are listed under it.
+	// CallID is the id Decide gave the call. Its held items are listed
+	// under it.
 	CallID string
 	// Held counts the items held for the user's reveal flow; Engine.Items
 	// lists them (a call can hold thousands, so they are not listed here).

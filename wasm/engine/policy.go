@@ -412,14 +412,8 @@ type riskCall struct {
 }
 
 // startOutput finds the call o belongs to and checks that it was allowed.
-// It returns the call, or the agent view of a refused one. A call with no
-// id (Output used directly, not through Decide) is decided now, on the
-// tool's own annotations, given an id, and refused if the policy would
-// not have allowed it to run.
-func (e *Engine) startOutput(name string, o Outcome) (riskCall, *Result) {
-	if o.Call == "" {
-		return e.startUndecided(name, o)
-	}
+// It returns the call, or the agent view of a refused one.
+func (e *Engine) startOutput(o Outcome) (riskCall, *Result) {
 	rs := &e.risk
 	rs.mu.Lock()
 	c := rs.calls[o.Call]
@@ -434,8 +428,6 @@ func (e *Engine) startOutput(name string, o Outcome) (riskCall, *Result) {
 	}
 	t := c.tool
 	switch {
-	case name != "" && name != t.name:
-		return refused(Result{Err: typeError("executeTool: the call is of tool %q, not %q", t.name, name)})
 	case o.Kind == Aborted:
 		return e.effective(o.Call, t, c.ann), nil
 	case c.state == "resolving":
@@ -454,34 +446,6 @@ func (e *Engine) startOutput(name string, o Outcome) (riskCall, *Result) {
 		outcome = "declined"
 	}
 	return refused(refusal(t.name, c.rule, outcome))
-}
-
-// startUndecided is startOutput for a call that was not decided.
-func (e *Engine) startUndecided(name string, o Outcome) (riskCall, *Result) {
-	t := e.lookup(name)
-	if t == nil {
-		return riskCall{}, &Result{Err: noTool(name)}
-	}
-	if o.Kind == Refused {
-		return riskCall{}, &Result{Err: typeError("executeTool: a refused call of tool %q has no call id", t.name)}
-	}
-	id := e.ids.next()
-	if o.Kind != Returned && o.Kind != Text {
-		return e.effective(id, t, t.ann), nil
-	}
-	rs := &e.risk
-	rs.mu.Lock()
-	d := rs.policy.Decide(risk.Call{Tool: t.name, Static: t.ann, Foreign: rs.foreign}, &rs.session)
-	if d.Outcome == risk.Confirm || d.Outcome == risk.Block {
-		facts := append(d.Facts, risk.Fact{Rule: risk.RuleUndecided, Source: "call", Key: "decision", Value: "none"})
-		rs.log.Add(risk.Entry{Call: id, Tool: t.name, Time: e.opts.Now(), Outcome: "block", Rule: risk.RuleUndecided, Facts: facts})
-		rs.mu.Unlock()
-		r := refusal(t.name, risk.RuleUndecided, "blocked")
-		r.CallID = id
-		return riskCall{id: id}, &r
-	}
-	rs.mu.Unlock()
-	return e.effective(id, t, t.ann), nil
 }
 
 // effective returns the call: t, or a copy of t whose sensitiveHint is

@@ -72,7 +72,7 @@ func TestSpotlightEveryString(t *testing.T) {
 	mustRegister(t, e, `{"name":"web","description":"d","annotations":{"untrustedContentHint":true,"readOnlyHint":true}}`)
 	seen := map[string]bool{}
 	for _, data := range results {
-		res := e.Output("web", Outcome{Kind: Returned, Data: data})
+		res := e.OutputOf("web", Outcome{Kind: Returned, Data: data})
 		require.Nil(t, res.Err, data)
 		for _, s := range outsideMarkers(t, res.Agent) {
 			for i := 1; i <= n; i++ {

@@ -84,10 +84,10 @@ func (s *Server) settle(e *engine.Engine, r SettleRequest, _ string) (string, st
 func (s *Server) output(e *engine.Engine, r OutputRequest, body string) (string, string, error) {
 	if !slices.Contains(Kinds, r.Kind) {
 		// The call is closed all the same: no output will come.
-		e.Output("", engine.Outcome{Kind: engine.Aborted, Call: r.Call})
+		e.Output(engine.Outcome{Kind: engine.Aborted, Call: r.Call})
 		return "", "", &engine.Error{Name: engine.TypeError, Message: "veil engine: unknown outcome kind " + string(r.Kind)}
 	}
-	res := e.Output("", engine.Outcome{Kind: r.Kind, Data: body, Call: r.Call})
+	res := e.Output(engine.Outcome{Kind: r.Kind, Data: body, Call: r.Call})
 	rp := OutputReply{
 		Held:      res.Held,
 		Invalid:   jsonx.NonNil(res.Invalid),
