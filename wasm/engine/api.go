@@ -14,11 +14,20 @@
 // keeps, reference.go finds and validates secret_references, hold.go
 // keeps what is withheld in the vault (vault.go), session.go keeps it in
 // the session's scrub set for every later view, and scrub.go removes it
-// from every other string: needles.go is the set, match.go its search,
-// fold.go the skeleton it compares by, decode.go and binary.go the
-// decodings it reads through, joins.go values split across strings.
-// render.go writes the view in MCP's wire shapes (mcp.go), and policy.go
-// and spotlight.go apply the risk policy around it all.
+// from every other string: needles.go is the set (needletable.go its
+// table), match.go its search, fold.go the skeleton it compares by,
+// decode.go (unescape.go) and binary.go the decodings it reads through,
+// joins.go values split across strings. render.go writes the view in
+// MCP's wire shapes (mcp.go). Around it all, the risk policy: calls.go
+// keeps the calls and the trust state, decide.go decides each call before
+// it runs, outputgate.go is Output's entry and exit, refusal.go the
+// refused call's view, configure.go the page's settings and spotlight.go
+// the marking of untrusted results.
+//
+// A tool's schemas: schema.go compiles them, sensitivity.go says where
+// they mark values x-sensitive, validate.go checks a value against them,
+// and fastvalidate.go (fastcompile.go) does so on a parsed tree
+// (jsontree.go, jsonparse.go) where it can.
 package engine
 
 import (

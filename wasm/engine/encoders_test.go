@@ -467,7 +467,7 @@ func bySkeleton(v string) bool {
 //     minBase64).
 //   - qp-split-char: quoted-printable whose soft line break falls between
 //     the bytes of one character, as mime/quotedprintable's Writer breaks
-//     lines at 76 columns (decode.go's qpByte).
+//     lines at 76 columns (unescape.go's qpByte).
 //   - base64-word: a run of base64 with capitals only ("ODJYMDBB", the
 //     base64 of "82X00A"), once taken for a word (binary.go's base64Run).
 //   - hangul-nfd: a Hangul syllable in NFD or NFKD, as conjoining jamo

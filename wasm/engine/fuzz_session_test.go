@@ -218,7 +218,7 @@ func (g *echoGen) later(pool, all []string, audit bool) laterCase {
 	shape := g.intn(5)
 	if audit && (shape == 2 || shape == 3) {
 		// A schema that declares a member x-sensitive has the output be
-		// an object: any other value is withheld whole (schema.go's
+		// an object: any other value is withheld whole (sensitivity.go's
 		// reach), and nothing of it is left to test.
 		shape = 1
 	}

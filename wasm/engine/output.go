@@ -40,7 +40,7 @@ const (
 //     does not match its outputSchema, cannot be serialized, is too large,
 //     or trips the engine becomes an error that carries none of it.
 //
-// Around them, the risk policy (policy.go): a call the policy did not allow
+// Around them, the risk policy (outputgate.go): a call the policy did not allow
 // gets an error result naming the rule; sensitiveHint is the call's
 // effective one (risk.Policy.Withholds); what reaches the agent joins
 // the session's trust state; an untrusted result is spotlighted.
