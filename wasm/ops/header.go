@@ -32,11 +32,6 @@ func strict[Req any](op, header string) (Req, error) {
 	return r, err
 }
 
-// fast reads an op's header with read, a reader of fastheader.go.
-func fast[Req any](read func(header string) (Req, error)) func(op, header string) (Req, error) {
-	return func(_, header string) (Req, error) { return read(header) }
-}
-
 // raw passes the header on unread: the op reads it itself.
 func raw(_, header string) (string, error) { return header, nil }
 

@@ -52,10 +52,10 @@ func (s *Server) decide(e *engine.Engine, r DecideRequest, body string) (string,
 	return reply(DecideReply{d, owner.Registration}), d.Refusal, nil
 }
 
-// readResolve reads a Resolve header. One that cannot be read (nested
+// decodeResolve reads a Resolve header. One that cannot be read (nested
 // too deep, say) but names its call is read as resolve failing: the call
 // is blocked, as when resolve fails, rather than left open.
-func readResolve(op, header string) (ResolveRequest, error) {
+func decodeResolve(op, header string) (ResolveRequest, error) {
 	r, err := strict[ResolveRequest](op, header)
 	if err != nil {
 		if id, ok := leadingCall(header); ok {

@@ -135,10 +135,10 @@ func newMethod[Req any](read func(op, header string) (Req, error), answer func(s
 var methods = map[string]method{
 	Register:   newMethod(strict[RegisterRequest], (*Server).register),
 	Unregister: newMethod(strict[UnregisterRequest], (*Server).unregister),
-	Decide:     newMethod(fast(decodeDecide), (*Server).decide),
-	Resolve:    newMethod(readResolve, (*Server).resolve),
+	Decide:     newMethod(decodeDecide, (*Server).decide),
+	Resolve:    newMethod(decodeResolve, (*Server).resolve),
 	Settle:     newMethod(strict[SettleRequest], (*Server).settle),
-	Output:     newMethod(fast(decodeOutput), (*Server).output),
+	Output:     newMethod(decodeOutput, (*Server).output),
 	Configure:  newMethod(raw, (*Server).configure),
 	Decisions:  newMethod(none, (*Server).decisions),
 	Items:      newMethod(none, (*Server).items),
