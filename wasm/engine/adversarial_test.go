@@ -65,7 +65,7 @@ func TestAdversarialOutputsFailClosed(t *testing.T) {
 	run := func(name string) Result {
 		e := newTestEngine(t)
 		mustRegister(t, e, shapes[name].def)
-		return e.Output("t", Outcome{Kind: Returned, Data: shapes[name].data})
+		return e.OutputOf("t", Outcome{Kind: Returned, Data: shapes[name].data})
 	}
 
 	res := run("shared prefixes")
@@ -121,7 +121,7 @@ func BenchmarkAdversarial(b *testing.B) {
 			})
 			b.SetBytes(int64(len(shape.data)))
 			for b.Loop() {
-				res := e.Output("t", Outcome{Kind: Returned, Data: shape.data})
+				res := e.OutputOf("t", Outcome{Kind: Returned, Data: shape.data})
 				e.forgetCall(res.CallID)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(naive.Nanoseconds()), "parse")
@@ -146,7 +146,7 @@ func TestLongValueThroughThreeEncoders(t *testing.T) {
 	echo := enc("percent, every byte")(enc("percent, every byte")(enc("HTML hex references")(secret)))
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"t","description":"d","outputSchema":{"type":"object","properties":{"pw":{"x-sensitive":true}}}}`)
-	res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"pw": secret, "note": "KEEP " + echo})})
+	res := e.OutputOf("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"pw": secret, "note": "KEEP " + echo})})
 	require.Nil(t, res.Err)
 	assertNoDecodedLeak(t, res.Agent, secret)
 	assert.Contains(t, res.Agent, "KEEP ")

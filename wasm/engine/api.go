@@ -14,11 +14,20 @@
 // keeps, reference.go finds and validates secret_references, hold.go
 // keeps what is withheld in the vault (vault.go), session.go keeps it in
 // the session's scrub set for every later view, and scrub.go removes it
-// from every other string: needles.go is the set, match.go its search,
-// fold.go the skeleton it compares by, decode.go and binary.go the
-// decodings it reads through, joins.go values split across strings.
-// render.go writes the view in MCP's wire shapes (mcp.go), and policy.go
-// and spotlight.go apply the risk policy around it all.
+// from every other string: needles.go is the set (needletable.go its
+// table), match.go its search, fold.go the skeleton it compares by,
+// decode.go (unescape.go) and binary.go the decodings it reads through,
+// joins.go values split across strings. render.go writes the view in
+// MCP's wire shapes (mcp.go). Around it all, the risk policy: calls.go
+// keeps the calls and the trust state, decide.go decides each call before
+// it runs, outputgate.go is Output's entry and exit, refusal.go the
+// refused call's view, configure.go the page's settings and spotlight.go
+// the marking of untrusted results.
+//
+// A tool's schemas: schema.go compiles them, sensitivity.go says where
+// they mark values x-sensitive, validate.go checks a value against them,
+// and fastvalidate.go (fastcompile.go) does so on a parsed tree
+// (jsontree.go, jsonparse.go) where it can.
 package engine
 
 import (
@@ -154,9 +163,7 @@ const (
 type Outcome struct {
 	Kind OutcomeKind
 	Data string
-	// Call is the id [Engine.Decide] gave the call. Empty means the call
-	// was not decided: Output decides it then, on the tool's annotations,
-	// and refuses its output if the policy would not have let it run.
+	// Call is the id [Engine.Decide] gave the call.
 	Call string
 }
 
@@ -182,8 +189,8 @@ type Result struct {
 	Agent string
 	// Err, when not nil, is what executeTool rejects with.
 	Err *Error
-	// CallID is the call's id: the one Decide gave it, or the one Output
-	// gave a call it decided itself. Its held items are listed under it.
+	// CallID is the id Decide gave the call. Its held items are listed
+	// under it.
 	CallID string
 	// Held counts the items held for the user's reveal flow; Engine.Items
 	// lists them (a call can hold thousands, so they are not listed here).

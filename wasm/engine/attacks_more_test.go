@@ -46,7 +46,7 @@ func TestAttackSplitAcrossMembersOfJSONText(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := rtEngine(t, nil, rtCreateKey, rtListLog)
 			rtWithhold(t, e, rtKey)
-			rtNoLeak(t, o.Data, e.Output("list_log", o), rtKey)
+			rtNoLeak(t, o.Data, e.OutputOf("list_log", o), rtKey)
 		})
 	}
 }
@@ -66,7 +66,7 @@ func TestAttackFormattedDigitsComeBackAsNumber(t *testing.T) {
 		t.Run(withheld, func(t *testing.T) {
 			e := rtEngine(t, nil, rtCreateKey, rtListLog)
 			rtWithhold(t, e, withheld)
-			res := e.Output("list_log", engine.Outcome{Kind: engine.Returned, Data: later})
+			res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Returned, Data: later})
 			rtNoLeak(t, later, res, withheld)
 		})
 	}
@@ -84,7 +84,7 @@ func TestAttackMediaBesideRepeatedValue(t *testing.T) {
 		map[string]string{"type": "text", "text": "Your key " + rtKey + " as a QR code:"},
 		map[string]string{"type": "image", "mimeType": "image/png", "data": png},
 	}})
-	res := e.Output("list_log", engine.Outcome{Kind: engine.Returned, Data: out})
+	res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Returned, Data: out})
 	if res.Err != nil {
 		return
 	}
@@ -104,11 +104,11 @@ func TestAttackMediaBesideRepeatedValue(t *testing.T) {
 // item, not even the notice, and what was cut joins the set in turn.
 func TestAttackWithheldMCPWordEmptiesLaterResults(t *testing.T) {
 	e := rtEngine(t, nil, rtReadHint, rtListLog)
-	if res := e.Output("read_record", engine.Outcome{Kind: engine.Returned, Data: `{"format":"text","section":"content"}`}); res.Err != nil || res.Held == 0 {
+	if res := e.OutputOf("read_record", engine.Outcome{Kind: engine.Returned, Data: `{"format":"text","section":"content"}`}); res.Err != nil || res.Held == 0 {
 		t.Fatalf("read_record withheld nothing: %+v", res)
 	}
 	const later = `{"content":[{"type":"text","text":"3 events today"}]}`
-	res := e.Output("list_log", engine.Outcome{Kind: engine.Returned, Data: later})
+	res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Returned, Data: later})
 	if res.Err != nil {
 		t.Fatalf("list_log failed: %v", res.Err)
 	}
@@ -126,11 +126,11 @@ func TestAttackWithheldMCPWordEmptiesLaterResults(t *testing.T) {
 // words inside other words ("administrators" becomes "istrators").
 func TestAttackWithheldWordsEraseLaterMembers(t *testing.T) {
 	e := rtEngine(t, nil, rtReadHint, rtListLog)
-	if res := e.Output("read_record", engine.Outcome{Kind: engine.Returned, Data: `{"name":"Ada Lovelace","role":"admin","status":"active"}`}); res.Err != nil || res.Held == 0 {
+	if res := e.OutputOf("read_record", engine.Outcome{Kind: engine.Returned, Data: `{"name":"Ada Lovelace","role":"admin","status":"active"}`}); res.Err != nil || res.Held == 0 {
 		t.Fatalf("read_record withheld nothing: %+v", res)
 	}
 	const later = `{"users":[{"username":"bob","isAdmin":true,"isActive":false}],"note":"administrators are listed first"}`
-	res := e.Output("list_log", engine.Outcome{Kind: engine.Returned, Data: later})
+	res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Returned, Data: later})
 	if res.Err != nil {
 		t.Fatalf("list_log failed: %v", res.Err)
 	}
@@ -152,12 +152,12 @@ func TestAttackNamesAndTimestampsJoinTheSession(t *testing.T) {
 		{Kind: engine.Returned, Data: `{"notificationSettings":{"email":true}}`},
 		{Kind: engine.Text, Data: "Signed in at 2024-01-15T10:30:00Z from the office"},
 	} {
-		if res := e.Output("read_record", o); res.Err != nil || res.Held == 0 {
+		if res := e.OutputOf("read_record", o); res.Err != nil || res.Held == 0 {
 			t.Fatalf("read_record withheld nothing: %+v", res)
 		}
 	}
 	const later = `{"events":[{"at":"2024-01-15T10:45:12Z"}],"notificationSettings":{"sms":false}}`
-	res := e.Output("list_log", engine.Outcome{Kind: engine.Returned, Data: later})
+	res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Returned, Data: later})
 	if res.Err != nil {
 		t.Fatalf("list_log failed: %v", res.Err)
 	}
@@ -178,11 +178,11 @@ func TestAttackMapKeyedByPersonalData(t *testing.T) {
 		t.Run(key, func(t *testing.T) {
 			e := rtEngine(t, nil, rtReadHint, rtListLog)
 			out := rtJSON(map[string]any{"contacts": map[string]any{key: map[string]any{"calls": 3}}})
-			if res := e.Output("read_record", engine.Outcome{Kind: engine.Returned, Data: out}); res.Err != nil || res.Held == 0 {
+			if res := e.OutputOf("read_record", engine.Outcome{Kind: engine.Returned, Data: out}); res.Err != nil || res.Held == 0 {
 				t.Fatalf("read_record withheld nothing: %+v", res)
 			}
 			later := "contact " + key + " was updated"
-			rtNoLeak(t, later, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: later}), key)
+			rtNoLeak(t, later, e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: later}), key)
 		})
 	}
 }
@@ -206,7 +206,7 @@ func TestAttackHexDumps(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := rtEngine(t, nil, rtCreateKey, rtListLog)
 			rtWithhold(t, e, rtKey)
-			res := e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out})
+			res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: out})
 			if res.Unchanged {
 				t.Errorf("a hex dump of the withheld key passed unchanged:\n%s", out)
 			}
@@ -223,7 +223,7 @@ func TestAttackMentionWithOtherWhiteSpace(t *testing.T) {
 	for _, typ := range []string{"secret\treference", "secret\nreference", "secret   reference"} {
 		e := rtEngine(t, nil, rt2Mint)
 		out := rtJSON(map[string]string{"type": typ, "id": "ref_8f3kQz71Lm", "label": "API key", "redeemUrl": "/redeem/cap_9XkQ2mZr7Tb"})
-		res := e.Output("mint", engine.Outcome{Kind: engine.Returned, Data: out})
+		res := e.OutputOf("mint", engine.Outcome{Kind: engine.Returned, Data: out})
 		for _, v := range []string{"ref_8f3kQz71Lm", "cap_9XkQ2mZr7Tb"} {
 			if res.Err == nil && strings.Contains(res.Agent, v) {
 				t.Errorf("type %q: %s reached the agent:\n%s", typ, v, res.Agent)
@@ -251,7 +251,7 @@ func TestAttackInflatedEchoOutsideTheEscapeWindow(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := rtEngine(t, nil, rtCreateKey, rtListLog)
 			rtWithhold(t, e, v)
-			rtNoLeak(t, out, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out}), v)
+			rtNoLeak(t, out, e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: out}), v)
 		})
 	}
 }
@@ -266,11 +266,11 @@ func TestAttackMentionMakesLabelViewOnly(t *testing.T) {
 	const iban = "DE89370400440532013000"
 	e := rtEngine(t, nil, def, rtListLog)
 	out := rtJSON(map[string]any{"payee": map[string]any{"label": iban, "note": "paid with a secret reference"}})
-	if res := e.Output("get_payee", engine.Outcome{Kind: engine.Returned, Data: out}); res.Err != nil || res.Held == 0 {
+	if res := e.OutputOf("get_payee", engine.Outcome{Kind: engine.Returned, Data: out}); res.Err != nil || res.Held == 0 {
 		t.Fatalf("get_payee withheld nothing: %+v", res)
 	}
 	later := "Transfer to " + iban
-	rtNoLeak(t, later, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: later}), iban)
+	rtNoLeak(t, later, e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: later}), iban)
 }
 
 // Rule (d) for references: "every field of every reference, held, reduced
@@ -288,11 +288,11 @@ func TestAttackRedeemURLPartsNotAdded(t *testing.T) {
 		t.Run(u, func(t *testing.T) {
 			e := rtEngine(t, nil, rt2Mint, rtListLog)
 			ref := rtJSON(map[string]string{"type": "secret_reference", "id": "ref_ab12", "label": "API key", "redeemUrl": u})
-			if res := e.Output("mint", engine.Outcome{Kind: engine.Returned, Data: ref}); res.Err != nil || res.Held+len(res.Invalid) == 0 {
+			if res := e.OutputOf("mint", engine.Outcome{Kind: engine.Returned, Data: ref}); res.Err != nil || res.Held+len(res.Invalid) == 0 {
 				t.Fatalf("mint withheld nothing: %+v", res)
 			}
 			later := "capability " + tok
-			rtNoLeak(t, later, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: later}), tok)
+			rtNoLeak(t, later, e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: later}), tok)
 		})
 	}
 }
@@ -312,11 +312,11 @@ func TestAttackAllowlistJSONTextNotRead(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := rtEngine(t, nil, rt2ReadPerson, rtListLog)
-			if res := e.Output("read_person", engine.Outcome{Kind: engine.Returned, Data: out}); res.Err != nil || res.Held == 0 {
+			if res := e.OutputOf("read_person", engine.Outcome{Kind: engine.Returned, Data: out}); res.Err != nil || res.Held == 0 {
 				t.Fatalf("read_person withheld nothing: %+v", res)
 			}
 			later := "SSN on file: " + ssn
-			rtNoLeak(t, later, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: later}), ssn)
+			rtNoLeak(t, later, e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: later}), ssn)
 		})
 	}
 }
@@ -336,7 +336,7 @@ func TestAttackJSONTextInOtherForms(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := rtEngine(t, nil, rtCreateKey)
 			out := rtJSON(map[string]any{"content": []any{map[string]string{"type": "text", "text": text}}, "structuredContent": map[string]string{"id": "key_1"}})
-			rtNoLeak(t, out, e.Output("create_key", engine.Outcome{Kind: engine.Returned, Data: out}), rtKey)
+			rtNoLeak(t, out, e.OutputOf("create_key", engine.Outcome{Kind: engine.Returned, Data: out}), rtKey)
 		})
 	}
 }
@@ -356,7 +356,7 @@ func TestAttackScrubbingAfterAFailedView(t *testing.T) {
 		b.WriteString(`{"s":"secret-value-` + strings.Repeat("x", 4) + `","c":`)
 	}
 	b.WriteString("{}" + strings.Repeat("}", depth))
-	res := e.Output("tree", engine.Outcome{Kind: engine.Returned, Data: b.String()})
+	res := e.OutputOf("tree", engine.Outcome{Kind: engine.Returned, Data: b.String()})
 	if n, _ := e.ScrubNeedles(); n > 0 && !res.Scrubbing {
 		t.Errorf("the set holds %d needles after the call, but the reply says it holds nothing (err: %v)", n, res.Err)
 	}
@@ -371,7 +371,7 @@ func TestAttackDigitsOfOtherScripts(t *testing.T) {
 	for _, out := range []string{"card ٤١١١١١١١١١١١١١١١", "card ४१११११११११११११११"} {
 		e := rtEngine(t, nil, rtCreateKey, rtListLog)
 		rtWithhold(t, e, card)
-		if res := e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out}); res.Unchanged {
+		if res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: out}); res.Unchanged {
 			t.Errorf("%q passed unchanged, though it is the withheld card number", out)
 		}
 	}
@@ -387,7 +387,7 @@ func TestAttackSensitiveNameBesideStructuredContent(t *testing.T) {
 	for _, name := range []string{"ssn", "SSN"} {
 		e := rtEngine(t, nil, def)
 		out := rtJSON(map[string]any{"content": []any{map[string]string{"type": "text", "text": "found"}}, "structuredContent": map[string]string{"id": "p_1"}, name: ssn})
-		rtNoLeak(t, out, e.Output("get_person", engine.Outcome{Kind: engine.Returned, Data: out}), ssn)
+		rtNoLeak(t, out, e.OutputOf("get_person", engine.Outcome{Kind: engine.Returned, Data: out}), ssn)
 	}
 }
 
@@ -406,11 +406,11 @@ func TestAttackAnnotationValuesOfOtherShapes(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := rtEngine(t, nil, rtReadHint, rtListLog)
 			out := rtJSON(map[string]any{"content": []any{item}})
-			if res := e.Output("read_record", engine.Outcome{Kind: engine.Returned, Data: out}); res.Err != nil || res.Held == 0 {
+			if res := e.OutputOf("read_record", engine.Outcome{Kind: engine.Returned, Data: out}); res.Err != nil || res.Held == 0 {
 				t.Fatalf("read_record withheld nothing: %+v", res)
 			}
 			later := "Transfer to IBAN " + iban
-			rtNoLeak(t, later, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: later}), iban)
+			rtNoLeak(t, later, e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: later}), iban)
 		})
 	}
 }

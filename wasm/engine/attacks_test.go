@@ -54,7 +54,7 @@ func rtJSON(v any) string {
 // rtWithhold has create_key withhold value as its x-sensitive key.
 func rtWithhold(t *testing.T, e *engine.Engine, value string) {
 	t.Helper()
-	res := e.Output("create_key", engine.Outcome{Kind: engine.Returned, Data: rtJSON(map[string]string{"id": "key_1", "key": value})})
+	res := e.OutputOf("create_key", engine.Outcome{Kind: engine.Returned, Data: rtJSON(map[string]string{"id": "key_1", "key": value})})
 	if res.Err != nil || res.Held != 1 {
 		t.Fatalf("create_key did not withhold its key: %+v", res)
 	}
@@ -92,7 +92,7 @@ func TestAttackHintWholeOutputCallToolResult(t *testing.T) {
 		"_meta":             map[string]any{"tags": []string{"HIV"}},
 	})
 	for _, kind := range []engine.OutcomeKind{engine.Returned, engine.Text} {
-		res := e.Output("read_record", engine.Outcome{Kind: kind, Data: out})
+		res := e.OutputOf("read_record", engine.Outcome{Kind: kind, Data: out})
 		if res.Err != nil {
 			continue
 		}
@@ -125,7 +125,7 @@ func TestAttackFullSessionCallToolResult(t *testing.T) {
 				"content":           []any{map[string]any{"type": "text", "text": "PIN"}},
 				"structuredContent": map[string]any{"pin": 417, "ok": true},
 			})
-			res := e.Output("list_log", engine.Outcome{Kind: engine.Returned, Data: out})
+			res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Returned, Data: out})
 			for _, v := range []string{`"PIN"`, "417", `"pin"`} {
 				if res.Err == nil && strings.Contains(res.Agent, v) {
 					t.Errorf("%s reached the agent though every output is to be withheld whole:\n%s", v, res.Agent)
@@ -148,7 +148,7 @@ func TestAttackWithheldJSONTextEchoed(t *testing.T) {
 	} {
 		e := rtEngine(t, nil, rtCreateKey, rtListLog)
 		rtWithhold(t, e, creds)
-		res := e.Output("list_log", o)
+		res := e.OutputOf("list_log", o)
 		if res.Err == nil && strings.Contains(res.Agent, creds) {
 			t.Errorf("%s outcome: the withheld string %s reached the agent as written:\n%s", o.Kind, creds, res.Agent)
 		}
@@ -159,7 +159,7 @@ func TestAttackWithheldJSONTextEchoed(t *testing.T) {
 	sa := rtJSON(map[string]string{"type": "service_account", "private_key": pem, "client_email": "svc@demo-1.iam.gserviceaccount.com"})
 	e := rtEngine(t, nil, rtCreateKey, rtListLog)
 	rtWithhold(t, e, sa)
-	res := e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: pem})
+	res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: pem})
 	rtNoLeak(t, pem, res, "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj")
 }
 
@@ -175,11 +175,11 @@ func TestAttackLabelNotInSessionSet(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := rtEngine(t, nil, rtReadHint, rtListLog)
-			if res := e.Output("read_record", engine.Outcome{Kind: engine.Returned, Data: out}); res.Err != nil || res.Held == 0 {
+			if res := e.OutputOf("read_record", engine.Outcome{Kind: engine.Returned, Data: out}); res.Err != nil || res.Held == 0 {
 				t.Fatalf("read_record withheld nothing: %+v", res)
 			}
 			later := "Transfer to IBAN " + iban
-			rtNoLeak(t, later, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: later}), iban)
+			rtNoLeak(t, later, e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: later}), iban)
 		})
 	}
 }
@@ -203,7 +203,7 @@ func TestAttackDeclaredKeyInJSONText(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := rtEngine(t, nil, rtCreateKey)
-			rtNoLeak(t, out, e.Output("create_key", engine.Outcome{Kind: engine.Returned, Data: out}), rtKey)
+			rtNoLeak(t, out, e.OutputOf("create_key", engine.Outcome{Kind: engine.Returned, Data: out}), rtKey)
 		})
 	}
 }
@@ -217,7 +217,7 @@ func TestAttackEnvelopeNameSpelling(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := rtEngine(t, nil, def)
 			out := rtJSON(map[string]any{"data": map[string]string{"id": "a", name: rtKey}})
-			rtNoLeak(t, out, e.Output("get_key", engine.Outcome{Kind: engine.Returned, Data: out}), rtKey)
+			rtNoLeak(t, out, e.OutputOf("get_key", engine.Outcome{Kind: engine.Returned, Data: out}), rtKey)
 		})
 	}
 }
@@ -238,7 +238,7 @@ func TestAttackHexAfterBase64Characters(t *testing.T) {
 	} {
 		e := rtEngine(t, nil, rtCreateKey, rtListLog)
 		rtWithhold(t, e, rtKey)
-		rtNoLeak(t, out, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out}), rtKey)
+		rtNoLeak(t, out, e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: out}), rtKey)
 	}
 }
 
@@ -258,7 +258,7 @@ func TestAttackQuotedPrintableSoftBreakInCharacter(t *testing.T) {
 		}
 		e := rtEngine(t, nil, rtCreateKey, rtListLog)
 		rtWithhold(t, e, name)
-		rtNoLeak(t, out, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out}), name)
+		rtNoLeak(t, out, e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: out}), name)
 		return
 	}
 	t.Fatal("no padding made the encoder break inside ü")
@@ -278,11 +278,11 @@ func TestAttackKeyInWithheldParagraph(t *testing.T) {
 		"鍵は\u3000" + rtKey + "\u3000です。大切に保管してください。",
 	} {
 		e := rtEngine(t, nil, rtReadHint, rtListLog)
-		if res := e.Output("read_record", engine.Outcome{Kind: engine.Text, Data: para}); res.Held == 0 {
+		if res := e.OutputOf("read_record", engine.Outcome{Kind: engine.Text, Data: para}); res.Held == 0 {
 			t.Fatalf("read_record withheld nothing: %+v", res)
 		}
 		later := "last used key: " + rtKey
-		if res := e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: later}); strings.Contains(res.Agent, rtKey) {
+		if res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: later}); strings.Contains(res.Agent, rtKey) {
 			t.Errorf("the key of the withheld paragraph %q reached the agent:\n%s", para, res.Agent)
 		}
 	}
@@ -301,7 +301,7 @@ func TestAttackBase64IndentedWrap(t *testing.T) {
 	out := y.String()
 	e := rtEngine(t, nil, rtCreateKey, rtListLog)
 	rtWithhold(t, e, rtKey)
-	rtNoLeak(t, out, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out}), rtKey)
+	rtNoLeak(t, out, e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: out}), rtKey)
 }
 
 // Rule (d), base64: a MIME header encoder splits a long text into
@@ -311,7 +311,7 @@ func TestAttackEncodedWordsSplitValue(t *testing.T) {
 	out := "Subject: " + mime.BEncoding.Encode("utf-8", strings.Repeat("Grüße ", 5)+rtKey+strings.Repeat(" Grüße", 5))
 	e := rtEngine(t, nil, rtCreateKey, rtListLog)
 	rtWithhold(t, e, rtKey)
-	res := e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out})
+	res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: out})
 	if res.Err == nil {
 		dec, err := new(mime.WordDecoder).DecodeHeader(strings.TrimPrefix(res.Agent, "Subject: "))
 		if err == nil && strings.Contains(dec, rtKey) {
@@ -327,7 +327,7 @@ func TestAttackSharpSUpperCase(t *testing.T) {
 	for _, out := range []string{"NAME: MÜLLER-STRASSE 4471", "müller-strasse 4471"} {
 		e := rtEngine(t, nil, rtCreateKey, rtListLog)
 		rtWithhold(t, e, v)
-		res := e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out})
+		res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: out})
 		if res.Unchanged {
 			t.Errorf("%q passed unchanged, though it is the withheld %q in another case", out, v)
 		}
@@ -343,7 +343,7 @@ func TestAttackBase64OfLatin1(t *testing.T) {
 	for _, out := range []string{"name=" + base64.StdEncoding.EncodeToString(latin1), "name=" + hex.EncodeToString(latin1)} {
 		e := rtEngine(t, nil, rtCreateKey, rtListLog)
 		rtWithhold(t, e, v)
-		res := e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out})
+		res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: out})
 		if res.Unchanged {
 			t.Errorf("%q passed unchanged, though it encodes the withheld %q", out, v)
 		}
@@ -360,11 +360,11 @@ func TestAttackRedeemURLCapabilityAlone(t *testing.T) {
 	for _, u := range []string{"/redeem?" + tok, "/redeem/x#k=" + tok + "&v=1"} {
 		e := rtEngine(t, nil, `{"name":"mint","description":"d"}`, rtListLog)
 		ref := rtJSON(map[string]string{"type": "secret_reference", "id": "ref_ab12", "label": "API key", "redeemUrl": u})
-		if res := e.Output("mint", engine.Outcome{Kind: engine.Returned, Data: ref}); res.Err != nil || res.Held != 1 {
+		if res := e.OutputOf("mint", engine.Outcome{Kind: engine.Returned, Data: ref}); res.Err != nil || res.Held != 1 {
 			t.Fatalf("mint held no reference: %+v", res)
 		}
 		later := "capability " + tok
-		rtNoLeak(t, later, e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: later}), tok)
+		rtNoLeak(t, later, e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: later}), tok)
 	}
 }
 
@@ -378,7 +378,7 @@ func TestAttackCSSEscapes(t *testing.T) {
 	} {
 		e := rtEngine(t, nil, rtCreateKey, rtListLog)
 		rtWithhold(t, e, v)
-		res := e.Output("list_log", engine.Outcome{Kind: engine.Text, Data: out})
+		res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: out})
 		if res.Unchanged {
 			t.Errorf("%q passed unchanged, though a CSS reader reads the withheld %q in it", out, v)
 		}
@@ -392,7 +392,7 @@ func TestAttackSpelledReferenceType(t *testing.T) {
 	for _, typ := range []string{"secret\u00a0reference", "ｓｅｃｒｅｔ＿ｒｅｆｅｒｅｎｃｅ", "secret\u200b_reference"} {
 		e := rtEngine(t, nil, `{"name":"mint","description":"d"}`)
 		out := rtJSON(map[string]string{"type": typ, "id": "ref_8f3kQz71Lm", "label": "API key", "redeemUrl": "/redeem/cap_9XkQ2mZr7Tb"})
-		res := e.Output("mint", engine.Outcome{Kind: engine.Returned, Data: out})
+		res := e.OutputOf("mint", engine.Outcome{Kind: engine.Returned, Data: out})
 		for _, v := range []string{"ref_8f3kQz71Lm", "cap_9XkQ2mZr7Tb"} {
 			if res.Err == nil && strings.Contains(res.Agent, v) {
 				t.Errorf("type %q: %s reached the agent:\n%s", typ, v, res.Agent)
@@ -410,7 +410,7 @@ func TestAttackShortValueTrimmed(t *testing.T) {
 		e := rtEngine(t, nil, rtCreateKey, rtListLog)
 		rtWithhold(t, e, v)
 		for _, o := range []engine.Outcome{{Kind: engine.Text, Data: "PIN 4471"}, {Kind: engine.Returned, Data: `{"pin":4471}`}} {
-			if res := e.Output("list_log", o); res.Err == nil && strings.Contains(res.Agent, "4471") {
+			if res := e.OutputOf("list_log", o); res.Err == nil && strings.Contains(res.Agent, "4471") {
 				t.Errorf("withheld %q: %s reached the agent as %s", v, o.Data, res.Agent)
 			}
 		}

@@ -56,7 +56,7 @@ func BenchmarkOutput(b *testing.B) {
 			b.SetBytes(int64(len(c.data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				res := e.Output("t", Outcome{Kind: Returned, Data: c.data})
+				res := e.OutputOf("t", Outcome{Kind: Returned, Data: c.data})
 				if res.Err != nil {
 					b.Fatal(res.Err)
 				}
@@ -163,7 +163,7 @@ func BenchmarkCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res := e.Output("t", Outcome{Kind: Returned, Data: out, Call: d.Call})
+		res := e.OutputOf("t", Outcome{Kind: Returned, Data: out, Call: d.Call})
 		if res.Err != nil || res.Agent != out {
 			b.Fatal(res.Err, res.Agent)
 		}
@@ -204,7 +204,7 @@ func BenchmarkCallSession(b *testing.B) {
 			}
 		}
 		for i := range n {
-			if res := e.Output("mk", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"key":"sk_live_%08dZq81vT0p"}`, i)}); res.Held != 1 {
+			if res := e.OutputOf("mk", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"key":"sk_live_%08dZq81vT0p"}`, i)}); res.Held != 1 {
 				b.Fatalf("held %d", res.Held)
 			}
 		}
@@ -215,7 +215,7 @@ func BenchmarkCallSession(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res := e.Output("t", Outcome{Kind: Returned, Data: out, Call: d.Call})
+		res := e.OutputOf("t", Outcome{Kind: Returned, Data: out, Call: d.Call})
 		if res.Err != nil || res.Agent != out {
 			b.Fatal(res.Err, res.Agent)
 		}
@@ -255,12 +255,12 @@ func BenchmarkEchoes(b *testing.B) {
 		}
 	}
 	data := records(1 << 20)
-	if res := e.Output("s", Outcome{Kind: Returned, Data: data}); res.Held == 0 {
+	if res := e.OutputOf("s", Outcome{Kind: Returned, Data: data}); res.Held == 0 {
 		b.Fatal("nothing withheld")
 	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		res := e.Output("p", Outcome{Kind: Returned, Data: data})
+		res := e.OutputOf("p", Outcome{Kind: Returned, Data: data})
 		if res.Err != nil || res.Agent == data {
 			b.Fatal("the echoes were not removed", res.Err)
 		}

@@ -71,7 +71,7 @@ func TestEchoesThroughEncoders(t *testing.T) {
 				}
 				for where, out := range placements {
 					str := stringify(t, out)
-					res := e.Output("t", Outcome{Kind: Returned, Data: str})
+					res := e.OutputOf("t", Outcome{Kind: Returned, Data: str})
 					require.Nil(t, res.Err, "%s, %s: %s", name, where, str)
 					if !assertNoDecodedLeak(t, res.Agent, secret) {
 						t.Logf("%s, %s: output %s", name, where, str)
@@ -121,7 +121,7 @@ func TestEchoesOfNumbers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := e.Output("t", Outcome{Kind: Returned, Data: tt.data})
+			res := e.OutputOf("t", Outcome{Kind: Returned, Data: tt.data})
 			require.Nil(t, res.Err)
 			assertNoDecodedLeak(t, res.Agent, tt.secrets...)
 			for _, v := range tt.visible {
@@ -151,7 +151,7 @@ func TestEchoesOfMemberNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := e.Output("t", Outcome{Kind: Returned, Data: tt.data})
+			res := e.OutputOf("t", Outcome{Kind: Returned, Data: tt.data})
 			require.Nil(t, res.Err)
 			assertNoDecodedLeak(t, res.Agent, tt.secrets...)
 			for _, v := range tt.visible {
@@ -206,7 +206,7 @@ func TestReferenceNotations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newTestEngine(t)
 			mustRegister(t, e, `{"name":"t","description":"d"}`)
-			res := e.Output("t", Outcome{Kind: tt.kind, Data: tt.data})
+			res := e.OutputOf("t", Outcome{Kind: tt.kind, Data: tt.data})
 			require.Nil(t, res.Err)
 			assertNoDecodedLeak(t, res.Agent, id, path, "7f3a", "8e4b")
 			_, m := decodeView(t, res.Agent)
@@ -262,7 +262,7 @@ func TestScrubKeepsJSONText(t *testing.T) {
 			"content":           []any{map[string]any{"type": "text", "text": text}},
 			"structuredContent": map[string]any{"pin": 4471, "pw": "tok-Müller-9"},
 		})
-		res := e.Output("t", Outcome{Kind: Returned, Data: out})
+		res := e.OutputOf("t", Outcome{Kind: Returned, Data: out})
 		require.Nil(t, res.Err)
 		assertNoDecodedLeak(t, res.Agent, "4471", "tok-Müller-9")
 		r, _ := decodeView(t, res.Agent)
@@ -303,7 +303,7 @@ func TestEchoesInOtherForms(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newTestEngine(t)
 			mustRegister(t, e, `{"name":"t","description":"d","outputSchema":{"type":"object","properties":{"pw":{"x-sensitive":true}}}}`)
-			res := e.Output("t", Outcome{Kind: Returned, Data: tt.data})
+			res := e.OutputOf("t", Outcome{Kind: Returned, Data: tt.data})
 			require.Nil(t, res.Err)
 			assertNoDecodedLeak(t, res.Agent, tt.secrets...)
 			for _, s := range tt.secrets {
@@ -328,7 +328,7 @@ func TestEscapeRichText(t *testing.T) {
 	} {
 		e := newTestEngine(t)
 		mustRegister(t, e, def)
-		res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{
+		res := e.OutputOf("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{
 			"content":           []any{map[string]any{"type": "text", "text": page}},
 			"structuredContent": map[string]any{"pw": "hunter22", "page": page},
 		})})
@@ -348,7 +348,7 @@ func TestManyReferencesInOneText(t *testing.T) {
 	}
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"t","description":"d"}`)
-	res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{
+	res := e.OutputOf("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{
 		"content":           []any{map[string]any{"type": "text", "text": stringify(t, refs)}},
 		"structuredContent": map[string]any{"refs": refs},
 	})})
@@ -365,7 +365,7 @@ func TestShortFieldsOfReferencesInText(t *testing.T) {
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"t","description":"d"}`)
 	text := `Stored. {"type":"secret_reference","id":"k9Z","label":"API key","redeemUrl":"/redeem/k9Z","pin":"731"} for 7310 days`
-	res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})})
+	res := e.OutputOf("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})})
 	require.Nil(t, res.Err)
 	require.Equal(t, 1, res.Held)
 	assert.NotContains(t, res.Agent, "k9Z", "the reference's id")
@@ -378,7 +378,7 @@ func TestShortFieldsOfReferencesInText(t *testing.T) {
 func TestMentioningNamesInPointers(t *testing.T) {
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"t","description":"d"}`)
-	res := e.Output("t", Outcome{Kind: Returned, Data: `{"refs":{"/redeem/9f8e7d6c?type=secret_reference":{"label":"API key"},"secret_reference id=ab12cd34":1,"kept":2}}`})
+	res := e.OutputOf("t", Outcome{Kind: Returned, Data: `{"refs":{"/redeem/9f8e7d6c?type=secret_reference":{"label":"API key"},"secret_reference id=ab12cd34":1,"kept":2}}`})
 	require.Nil(t, res.Err)
 	assert.NotContains(t, res.Agent, "9f8e7d6c")
 	assert.NotContains(t, res.Agent, "ab12cd34")
@@ -404,7 +404,7 @@ func TestSharedPrefixesKeepVisibleText(t *testing.T) {
 	}
 	e := newTestEngine(t)
 	mustRegister(t, e, def)
-	res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"files": files, "summary": summary.String()})})
+	res := e.OutputOf("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"files": files, "summary": summary.String()})})
 	require.Nil(t, res.Err)
 	assert.Contains(t, res.Agent, "report-0999.pdf\\n", "the visible summary is kept")
 	assertNoDecodedLeak(t, res.Agent, "X-Amz-Signature")
@@ -427,7 +427,7 @@ func TestDensePageKept(t *testing.T) {
 	}
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"t","description":"d","outputSchema":{"type":"object","properties":{"pw":{"type":"string","x-sensitive":true},"page":{"type":"string"}}}}`)
-	res := e.Output("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"pw": "Jane Q. Doe", "page": b.String()})})
+	res := e.OutputOf("t", Outcome{Kind: Returned, Data: stringify(t, map[string]any{"pw": "Jane Q. Doe", "page": b.String()})})
 	require.Nil(t, res.Err)
 	var view struct {
 		Structured struct {

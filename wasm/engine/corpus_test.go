@@ -105,7 +105,7 @@ func runCall(t *testing.T, e *Engine, name, input string, o Outcome) Result {
 	}
 	require.Contains(t, []risk.Outcome{risk.Allow, risk.Notice}, d.Outcome, "Decide(%s): the call must run", input)
 	o.Call = d.Call
-	return e.Output(name, o)
+	return e.OutputOf(name, o)
 }
 
 // caseOutcome is what the page's classify reports for what the case's

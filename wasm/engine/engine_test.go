@@ -161,7 +161,7 @@ func TestVaultExpiry(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	e := New(&Options{Origin: testOrigin, Now: func() time.Time { return now }, HoldTTL: time.Minute})
 	mustRegister(t, e, `{"name":"t","description":"d","annotations":{"sensitiveHint":true}}`)
-	res := e.Output("t", Outcome{Kind: Returned, Data: `{"secret":"s3cr3t"}`})
+	res := e.OutputOf("t", Outcome{Kind: Returned, Data: `{"secret":"s3cr3t"}`})
 	require.Nil(t, res.Err)
 	require.Len(t, heldItems(e, res), 1)
 	h := heldItems(e, res)[0].Handle
@@ -179,7 +179,7 @@ func TestVaultExpiry(t *testing.T) {
 func TestVaultForget(t *testing.T) {
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"t","description":"d","annotations":{"sensitiveHint":true}}`)
-	res := e.Output("t", Outcome{Kind: Text, Data: "top secret"})
+	res := e.OutputOf("t", Outcome{Kind: Text, Data: "top secret"})
 	require.Len(t, heldItems(e, res), 1)
 	h := heldItems(e, res)[0].Handle
 	got, err := e.Reveal(h)
@@ -198,7 +198,7 @@ func TestReferenceHeldUntilItsTTL(t *testing.T) {
 	ref := func(ttl int) string {
 		return fmt.Sprintf(`{"type":"secret_reference","id":"i%d","label":"L","redeemUrl":"/r/%d","ttl":%d}`, ttl, ttl, ttl)
 	}
-	res := e.Output("t", Outcome{Kind: Returned, Data: `[` + ref(5) + `,` + ref(600) + `,` + ref(7) + `]`})
+	res := e.OutputOf("t", Outcome{Kind: Returned, Data: `[` + ref(5) + `,` + ref(600) + `,` + ref(7) + `]`})
 	require.Nil(t, res.Err)
 	held := heldItems(e, res)
 	require.Len(t, held, 3)
@@ -235,7 +235,7 @@ func TestHeldBytesBound(t *testing.T) {
 	mustRegister(t, e, `{"name":"t","description":"d","outputSchema":{"properties":{"v":{"x-sensitive":true}}}}`)
 	var calls []string
 	for i := range 5 {
-		res := e.Output("t", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"v":"%d%s"}`, i, strings.Repeat("x", 1500))})
+		res := e.OutputOf("t", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"v":"%d%s"}`, i, strings.Repeat("x", 1500))})
 		require.Nil(t, res.Err)
 		calls = append(calls, res.CallID)
 	}

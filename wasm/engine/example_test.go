@@ -7,8 +7,9 @@ import (
 	"github.com/veilmcp/veil/wasm/engine"
 )
 
-// A tool's outputSchema marks the key's secret x-sensitive: the agent gets
-// the rest, a notice, and the pointer of what was withheld, and the user
+// A tool's outputSchema marks the key's secret x-sensitive. The policy
+// decides the call before it runs; then the agent gets the rest of the
+// output, a notice, and the pointer of what was withheld, and the user
 // can reveal the secret by its handle.
 func Example() {
 	e := engine.New(&engine.Options{Origin: "https://app.example"})
@@ -27,9 +28,18 @@ func Example() {
 		panic(err)
 	}
 
-	res := e.Output("generate_api_key", engine.Outcome{
+	// The page asks before execute runs, and reports how it ended on the
+	// call the decision names.
+	d, err := e.Decide("generate_api_key", `{}`, engine.Resolution{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("decision:", d.Outcome)
+
+	res := e.Output(engine.Outcome{
 		Kind: engine.Returned,
 		Data: `{"id":"key_123","secret":"sk_live_abc"}`,
+		Call: d.Call,
 	})
 	var view struct {
 		StructuredContent map[string]any            `json:"structuredContent"`
@@ -44,6 +54,7 @@ func Example() {
 	revealed, _ := e.Reveal(e.Items()[0].Handle)
 	fmt.Println("user reveals:", revealed.Value)
 	// Output:
+	// decision: allow
 	// agent sees: map[id:key_123]
 	// withheld: [/secret]
 	// user reveals: sk_live_abc

@@ -114,10 +114,10 @@ func TestForeignFacts(t *testing.T) {
 func TestForeignUndecided(t *testing.T) {
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"lookup","description":"Looks up","annotations":{"readOnlyHint":true}}`)
-	res := e.Output("lookup", Outcome{Kind: Text, Data: "fine"})
+	res := e.OutputOf("lookup", Outcome{Kind: Text, Data: "fine"})
 	assert.Equal(t, "fine", map[bool]string{true: "fine", false: res.Agent}[res.Unchanged], "no foreign tool: passed")
 	e.SetForeign([]string{"exfiltrate"})
-	res = e.Output("lookup", Outcome{Kind: Text, Data: "fine"})
+	res = e.OutputOf("lookup", Outcome{Kind: Text, Data: "fine"})
 	assert.NotContains(t, res.Agent, "fine")
 	assert.Contains(t, res.Agent, risk.RuleUndecided)
 }

@@ -48,7 +48,7 @@ func FuzzEchoes(f *testing.F) {
 		c := g.build(first)
 		e := New(&Options{Origin: testOrigin})
 		mustRegister(t, e, `{"name":"t","description":"d",`+c.def+`}`)
-		res := e.Output("t", Outcome{Kind: c.kind, Data: c.data})
+		res := e.OutputOf("t", Outcome{Kind: c.kind, Data: c.data})
 		for _, v := range c.secrets {
 			if res.Err != nil {
 				if strings.Contains(res.Err.Message, v) {

@@ -56,7 +56,7 @@ func FuzzSession(f *testing.F) {
 		mustRegister(t, e, `{"name":"t","description":"d",`+c.def+`}`)
 		mustRegister(t, e, laterDef)
 		mustRegister(t, e, auditDef)
-		res := e.Output("t", Outcome{Kind: c.kind, Data: c.data})
+		res := e.OutputOf("t", Outcome{Kind: c.kind, Data: c.data})
 		if res.Err != nil || res.Held == 0 {
 			t.Skip("the first call withheld nothing")
 		}
@@ -72,7 +72,7 @@ func FuzzSession(f *testing.F) {
 		all := c.values
 		checkClean(t, e, sc.clean[0], all)
 		for _, lc := range sc.later {
-			res := e.Output(lc.tool, lc.o)
+			res := e.OutputOf(lc.tool, lc.o)
 			for _, v := range withheld {
 				if res.Err != nil {
 					if strings.Contains(res.Err.Message, v) {
@@ -218,7 +218,7 @@ func (g *echoGen) later(pool, all []string, audit bool) laterCase {
 	shape := g.intn(5)
 	if audit && (shape == 2 || shape == 3) {
 		// A schema that declares a member x-sensitive has the output be
-		// an object: any other value is withheld whole (schema.go's
+		// an object: any other value is withheld whole (sensitivity.go's
 		// reach), and nothing of it is left to test.
 		shape = 1
 	}
@@ -460,7 +460,7 @@ func checkClean(t *testing.T, e *Engine, o Outcome, all []string) {
 			return
 		}
 	}
-	res := e.Output("later", o)
+	res := e.OutputOf("later", o)
 	if res.Err != nil || !res.Unchanged || res.Agent != o.Data {
 		t.Fatalf("an output that echoes nothing withheld did not pass byte for byte\noutput: %s\nview:   %s\nerror:  %v", o.Data, clip(res.Agent), res.Err)
 	}

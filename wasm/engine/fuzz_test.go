@@ -70,7 +70,7 @@ func FuzzNoLeak(f *testing.F) {
 		def := schemas[int(shape>>1&3)%len(schemas)]
 		e := New(&Options{Origin: testOrigin})
 		mustRegister(t, e, `{"name":"t","description":"d",`+def+`}`)
-		res := e.Output("t", Outcome{Kind: Returned, Data: str})
+		res := e.OutputOf("t", Outcome{Kind: Returned, Data: str})
 		if res.Err != nil {
 			if strings.Contains(res.Err.Message, secret) {
 				t.Fatalf("error message leaks the secret: %s", res.Err.Message)

@@ -21,7 +21,7 @@ func TestOneCallID(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, d.Call)
 	assert.Equal(t, d.Call, d.Entry.Call, "the log entry's call")
-	res := e.Output("key", Outcome{Kind: Returned, Data: `{"k":"v-123456"}`, Call: d.Call})
+	res := e.OutputOf("key", Outcome{Kind: Returned, Data: `{"k":"v-123456"}`, Call: d.Call})
 	require.Nil(t, res.Err)
 	assert.Equal(t, d.Call, res.CallID, "Output(...).CallID")
 	items := e.Items()
@@ -32,18 +32,18 @@ func TestOneCallID(t *testing.T) {
 	// A call whose output passes unchanged keeps its id too.
 	d, err = e.Decide("plain", `{}`, Resolution{})
 	require.NoError(t, err)
-	res = e.Output("plain", Outcome{Kind: Returned, Data: `{"ok":1}`, Call: d.Call})
+	res = e.OutputOf("plain", Outcome{Kind: Returned, Data: `{"ok":1}`, Call: d.Call})
 	assert.True(t, res.Unchanged)
 	assert.Equal(t, d.Call, res.CallID)
 
 	// So does a refused one.
 	d, err = e.Decide("plain", `{}`, Resolution{})
 	require.NoError(t, err)
-	res = e.Output("plain", Outcome{Kind: Refused, Call: d.Call})
+	res = e.OutputOf("plain", Outcome{Kind: Refused, Call: d.Call})
 	assert.Equal(t, d.Call, res.CallID)
 
 	// Output used directly, with no decision, gives the call an id.
-	res = e.Output("key", Outcome{Kind: Returned, Data: `{"k":"v-654321"}`})
+	res = e.OutputOf("key", Outcome{Kind: Returned, Data: `{"k":"v-654321"}`})
 	require.Nil(t, res.Err)
 	require.NotEmpty(t, res.CallID)
 	assert.NotEqual(t, d.Call, res.CallID)

@@ -31,8 +31,8 @@ func TestJoins(t *testing.T) {
 			e := newTestEngine(t)
 			mustRegister(t, e, `{"name":"mk","description":"d","outputSchema":{"type":"object","properties":{"key":{"type":"string","x-sensitive":true}}}}`)
 			mustRegister(t, e, `{"name":"log","description":"d"}`)
-			require.Nil(t, e.Output("mk", Outcome{Kind: Returned, Data: `{"key":"` + key + `"}`}).Err)
-			res := e.Output("log", Outcome{Kind: Returned, Data: tt.data})
+			require.Nil(t, e.OutputOf("mk", Outcome{Kind: Returned, Data: `{"key":"` + key + `"}`}).Err)
+			res := e.OutputOf("log", Outcome{Kind: Returned, Data: tt.data})
 			require.Nil(t, res.Err)
 			if tt.want == "" {
 				assert.True(t, res.Unchanged, "the view of %s: %s", tt.data, res.Agent)

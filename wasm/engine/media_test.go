@@ -34,7 +34,7 @@ func TestMediaBesideWithheld(t *testing.T) {
 	for _, tt := range tests {
 		e := newTestEngine(t)
 		mustRegister(t, e, tt.def)
-		res := e.Output("t", Outcome{Kind: Returned, Data: result})
+		res := e.OutputOf("t", Outcome{Kind: Returned, Data: result})
 		require.Nil(t, res.Err)
 		_, m := decodeView(t, res.Agent)
 		assert.ElementsMatch(t, tt.held, m.Withheld, tt.name)
@@ -44,7 +44,7 @@ func TestMediaBesideWithheld(t *testing.T) {
 	}
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"t","description":"d"}`)
-	res := e.Output("t", Outcome{Kind: Returned, Data: result})
+	res := e.OutputOf("t", Outcome{Kind: Returned, Data: result})
 	assert.True(t, res.Unchanged, "nothing withheld, nothing taken: %s", res.Agent)
 
 	_, err := e.Register(`{"name":"u","description":"d","_meta":{"dev.veil/safeMedia":"yes"}}`)
@@ -58,7 +58,7 @@ func TestMediaBesideWithheld(t *testing.T) {
 func TestPointersNameNoWithheldKey(t *testing.T) {
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"t","description":"d","outputSchema":{"type":"object","properties":{"user":{"type":"string"},"sessions":{"type":"object","additionalProperties":{"x-sensitive":true}}}}}`)
-	res := e.Output("t", Outcome{Kind: Returned, Data: `{"user":"ada","sessions":{"tok_A1b2C3d4e5":{"ip":"10.0.0.7"},"tok_Z9y8X7w6v5":{"ip":"10.0.0.9"}}}`})
+	res := e.OutputOf("t", Outcome{Kind: Returned, Data: `{"user":"ada","sessions":{"tok_A1b2C3d4e5":{"ip":"10.0.0.7"},"tok_Z9y8X7w6v5":{"ip":"10.0.0.9"}}}`})
 	require.Nil(t, res.Err)
 	_, m := decodeView(t, res.Agent)
 	assert.Equal(t, []string{"/sessions/#0", "/sessions/#1"}, m.Withheld)

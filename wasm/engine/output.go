@@ -21,8 +21,9 @@ const (
 
 // Output turns what a tool's execute produced into the agent view. It is
 // the one function every agent path calls: executeTool on either object,
-// the testing API and the native mirror. name may be empty when o.Call
-// names a decided call: the call knows its tool.
+// the testing API and the native mirror. o.Call names the call
+// [Engine.Decide] decided, which knows its tool; the output of a call that
+// was not decided, or whose output was already given, is refused.
 //
 // The rules, in the order they apply:
 //   - A tool that declares nothing sensitive gets its output byte for byte,
@@ -39,15 +40,21 @@ const (
 //     does not match its outputSchema, cannot be serialized, is too large,
 //     or trips the engine becomes an error that carries none of it.
 //
-// Around them, the risk policy (policy.go): a call the policy did not allow
+// Around them, the risk policy (outputgate.go): a call the policy did not allow
 // gets an error result naming the rule; sensitiveHint is the call's
 // effective one (risk.Policy.Withholds); what reaches the agent joins
 // the session's trust state; an untrusted result is spotlighted.
-func (e *Engine) Output(name string, o Outcome) (res Result) {
-	c, refused := e.startOutput(name, o)
+func (e *Engine) Output(o Outcome) Result {
+	c, refused := e.startOutput(o)
 	if refused != nil {
 		return *refused
 	}
+	return e.output(c, o)
+}
+
+// output makes the agent view of call c's output o, which the policy let
+// through (startOutput), and hands it to finishOutput.
+func (e *Engine) output(c riskCall, o Outcome) (res Result) {
 	t := c.tool
 	o.Call = c.id
 	defer func() {

@@ -76,7 +76,7 @@ func TestPageScrubTheFormsAnswer(t *testing.T) {
 			require.True(t, found, "the oracle does not find the value in the output %q", tt.o.Data)
 			e, id := scrubEngine(t)
 			tt.o.Call = id
-			res := e.Output("", tt.o)
+			res := e.OutputOf("", tt.o)
 			require.Nil(t, res.Err, "Output(%q)", tt.o.Data)
 			if where, found := leakcheck.Find(res.Agent, tt.value); found {
 				t.Fatalf("a value the page withheld reached the agent, in %s:\noutput: %s\nview:   %s", where, tt.o.Data, res.Agent)
@@ -109,12 +109,12 @@ func TestPageScrubLaterOutputs(t *testing.T) {
 			_, found := leakcheck.Find(tt.data, tt.value)
 			require.True(t, found, "the oracle does not find the value in the output %q", tt.data)
 			e, id := scrubEngine(t)
-			res := e.Output("", Outcome{Kind: Returned, Data: `{"ok":true}`, Call: id})
+			res := e.OutputOf("", Outcome{Kind: Returned, Data: `{"ok":true}`, Call: id})
 			require.Nil(t, res.Err)
 			assert.True(t, res.Unchanged, "an answer that repeats nothing passes as it came")
 			assert.True(t, res.Scrubbing, "the session's set holds the values: a lost engine's successor must know")
 
-			later := e.Output("list_log", Outcome{Kind: Returned, Data: tt.data})
+			later := e.OutputOf("list_log", Outcome{Kind: Returned, Data: tt.data})
 			require.Nil(t, later.Err)
 			_, found = leakcheck.Find(later.Agent, tt.value)
 			assert.Equal(t, !tt.removed, found, "view: %s", later.Agent)
@@ -180,7 +180,7 @@ func TestPageScrubShortValuesOfOpenCallsOnly(t *testing.T) {
 		call    string
 		removed bool
 	}{{first, true}, {second, true}, {later, false}} {
-		res := e.Output("", Outcome{Kind: Returned, Data: data, Call: tt.call})
+		res := e.OutputOf("", Outcome{Kind: Returned, Data: data, Call: tt.call})
 		require.Nil(t, res.Err)
 		assert.Equal(t, !tt.removed, strings.Contains(res.Agent, shortCode), "call %s: %s", tt.call, res.Agent)
 	}

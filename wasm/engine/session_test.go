@@ -29,7 +29,7 @@ func sessionEngine(t *testing.T) *Engine {
 	e := newTestEngine(t)
 	mustRegister(t, e, createKeyDef)
 	mustRegister(t, e, listLogDef)
-	res := e.Output("create_key", Outcome{Kind: Returned, Data: `{"id":"key_1","key":"` + sessionKey + `"}`})
+	res := e.OutputOf("create_key", Outcome{Kind: Returned, Data: `{"id":"key_1","key":"` + sessionKey + `"}`})
 	require.Nil(t, res.Err)
 	require.Equal(t, 1, res.Held)
 	return e
@@ -95,7 +95,7 @@ func TestSessionScrubsLaterOutputs(t *testing.T) {
 			_, found := leakcheck.Find(tt.o.Data, sessionKey)
 			require.True(t, found, "the oracle does not find the key in the output %q", tt.o.Data)
 			e := sessionEngine(t)
-			res := e.Output("list_log", tt.o)
+			res := e.OutputOf("list_log", tt.o)
 			require.Nil(t, res.Err, "Output(%q)", tt.o.Data)
 			if where, found := leakcheck.Find(res.Agent, sessionKey); found {
 				t.Fatalf("the key withheld earlier reached the agent, in %s:\noutput: %s\nview:   %s", where, tt.o.Data, res.Agent)
@@ -116,7 +116,7 @@ func TestSessionPassesWhatRepeatsNothing(t *testing.T) {
 		`{"prefix":"sk_live_","other":"sk_live_Aa91bB02cC33"}`,
 		`"` + std64("a different value altogether") + `"`,
 	} {
-		res := e.Output("list_log", Outcome{Kind: Returned, Data: data})
+		res := e.OutputOf("list_log", Outcome{Kind: Returned, Data: data})
 		require.Nil(t, res.Err)
 		assert.True(t, res.Unchanged, "Output(%s) = %s", data, res.Agent)
 		assert.Equal(t, data, res.Agent)
@@ -131,11 +131,11 @@ func TestSessionReferenceFields(t *testing.T) {
 	mustRegister(t, e, `{"name":"issue","description":"d"}`)
 	mustRegister(t, e, listLogDef)
 	const ref = `{"content":[{"type":"secret_reference","id":"ref_Q7aZ29kLm","label":"API key","redeemUrl":"/redeem/cap_8Hn3xPq2Lw/ref_Q7aZ29kLm#frag_Yt6Rk0vB","ttl":60}]}`
-	res := e.Output("issue", Outcome{Kind: Returned, Data: ref})
+	res := e.OutputOf("issue", Outcome{Kind: Returned, Data: ref})
 	require.Nil(t, res.Err)
 	require.Equal(t, 1, res.Held)
 	for _, v := range []string{"ref_Q7aZ29kLm", "cap_8Hn3xPq2Lw", "frag_Yt6Rk0vB"} {
-		later := e.Output("list_log", Outcome{Kind: Text, Data: "audit: " + v + " redeemed"})
+		later := e.OutputOf("list_log", Outcome{Kind: Text, Data: "audit: " + v + " redeemed"})
 		require.Nil(t, later.Err)
 		_, found := leakcheck.Find(later.Agent, v)
 		assert.False(t, found, "%s in the later view %s", v, later.Agent)
@@ -150,24 +150,24 @@ func TestSessionBound(t *testing.T) {
 	mustRegister(t, e, createKeyDef)
 	mustRegister(t, e, listLogDef)
 	for i := range 4 {
-		res := e.Output("create_key", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"id":"key_%d","key":"sk_live_%016d"}`, i, i)})
+		res := e.OutputOf("create_key", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"id":"key_%d","key":"sk_live_%016d"}`, i, i)})
 		require.Nil(t, res.Err)
 		assert.Equal(t, 1, res.Held, "call %d", i)
 	}
 	n, full := e.ScrubNeedles()
 	require.False(t, full, "four keys in a set of eight (%d needles)", n)
 	for i := 4; i < 12; i++ {
-		e.Output("create_key", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"id":"key_%d","key":"sk_live_%016d"}`, i, i)})
+		e.OutputOf("create_key", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"id":"key_%d","key":"sk_live_%016d"}`, i, i)})
 	}
 	n, full = e.ScrubNeedles()
 	require.True(t, full, "twelve keys in a set of eight (%d needles)", n)
 	assert.LessOrEqual(t, n, 8+4, "a full set takes no more needles than the bound and one output's")
 
-	res := e.Output("list_log", Outcome{Kind: Returned, Data: `{"log":["nothing sensitive"]}`})
+	res := e.OutputOf("list_log", Outcome{Kind: Returned, Data: `{"log":["nothing sensitive"]}`})
 	require.Nil(t, res.Err)
 	assert.NotContains(t, res.Agent, "nothing sensitive", "a later output once the set is full")
 	assert.Equal(t, 1, res.Held, "it is held for the user")
-	res = e.Output("list_log", Outcome{Kind: Text, Data: "again"})
+	res = e.OutputOf("list_log", Outcome{Kind: Text, Data: "again"})
 	assert.NotContains(t, res.Agent, "again")
 }
 
@@ -179,19 +179,19 @@ func TestSessionRestart(t *testing.T) {
 	lost := sessionEngine(t)
 	n, _ := lost.ScrubNeedles()
 	require.Positive(t, n)
-	res := lost.Output("list_log", Outcome{Kind: Text, Data: "after"})
+	res := lost.OutputOf("list_log", Outcome{Kind: Text, Data: "after"})
 	require.True(t, res.Scrubbing, "the reply says the set holds something")
 
 	next := New(&Options{Origin: testOrigin, Trust: ptr(lost.Trust()), ScrubLost: res.Scrubbing})
 	mustRegister(t, next, listLogDef)
-	res = next.Output("list_log", Outcome{Kind: Text, Data: "GET /keys Authorization: Bearer " + sessionKey})
+	res = next.OutputOf("list_log", Outcome{Kind: Text, Data: "GET /keys Authorization: Bearer " + sessionKey})
 	require.Nil(t, res.Err)
 	assert.NotContains(t, res.Agent, "GET /keys", "withheld whole")
 	assert.Equal(t, 1, res.Held)
 
 	clean := New(&Options{Origin: testOrigin})
 	mustRegister(t, clean, listLogDef)
-	res = clean.Output("list_log", Outcome{Kind: Text, Data: "plain"})
+	res = clean.OutputOf("list_log", Outcome{Kind: Text, Data: "plain"})
 	assert.True(t, res.Unchanged)
 	assert.False(t, res.Scrubbing)
 }
@@ -245,11 +245,11 @@ func TestSessionSharedPrefixEchoes(t *testing.T) {
 	}
 	list, err := json.Marshal(map[string]any{"keys": keys})
 	require.NoError(t, err)
-	require.Equal(t, len(keys), e.Output("mk", Outcome{Kind: Returned, Data: string(list)}).Held)
+	require.Equal(t, len(keys), e.OutputOf("mk", Outcome{Kind: Returned, Data: string(list)}).Held)
 
 	text, err := json.Marshal(map[string]any{"log": lines.String()})
 	require.NoError(t, err)
-	res := e.Output("log", Outcome{Kind: Returned, Data: string(text)})
+	res := e.OutputOf("log", Outcome{Kind: Returned, Data: string(text)})
 	require.Nil(t, res.Err)
 	for _, k := range keys {
 		require.NotContains(t, res.Agent, k)

@@ -42,7 +42,7 @@ func TestShapeEscapesNothing(t *testing.T) {
 			for _, o := range shapes {
 				e := newTestEngine(t)
 				mustRegister(t, e, `{"name":"t","description":"d","outputSchema":`+sc.schema+hint+`}`)
-				res := e.Output("t", o)
+				res := e.OutputOf("t", o)
 				if res.Err != nil {
 					continue // rule (e): nothing of the output
 				}
@@ -59,7 +59,7 @@ func TestShapeEscapesNothing(t *testing.T) {
 func TestStringJudgedAsString(t *testing.T) {
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"t","description":"d","outputSchema":{"type":"string","x-sensitive":true}}`)
-	res := e.Output("t", Outcome{Kind: Text, Data: `["a","b"]`})
+	res := e.OutputOf("t", Outcome{Kind: Text, Data: `["a","b"]`})
 	require.Nil(t, res.Err, "the string matches the schema; the array would not")
 	assert.Equal(t, 1, res.Held)
 	assert.NotContains(t, res.Agent, `\"a\"`)

@@ -31,7 +31,7 @@ func TestVaultLetsGoOfGoneCalls(t *testing.T) {
 	hold := func(i int) string {
 		d, err := e.Decide("make_key", `{}`, Resolution{})
 		require.NoError(t, err)
-		res := e.Output("make_key", Outcome{Kind: Text, Data: fmt.Sprintf("sk-live-%032d", i), Call: d.Call})
+		res := e.OutputOf("make_key", Outcome{Kind: Text, Data: fmt.Sprintf("sk-live-%032d", i), Call: d.Call})
 		require.Nil(t, res.Err)
 		require.Equal(t, 1, res.Held)
 		return d.Call

@@ -90,21 +90,21 @@ func TestPassThroughByteForByte(t *testing.T) {
 		`123456789012345678901234567890`,
 	} {
 		for _, tool := range []string{"plain", "schema"} {
-			res := e.Output(tool, Outcome{Kind: Returned, Data: data})
+			res := e.OutputOf(tool, Outcome{Kind: Returned, Data: data})
 			require.Nil(t, res.Err, "Output(%s)", data)
 			assert.Equal(t, data, res.Agent, "Output(%q, %s) must pass byte for byte", tool, data)
 			assert.True(t, res.Unchanged, "Output(%q, %s) says the view is the data", tool, data)
 			assert.Empty(t, heldItems(e, res))
 		}
 	}
-	res := e.Output("plain", Outcome{Kind: Text, Data: "raw text {not json"})
+	res := e.OutputOf("plain", Outcome{Kind: Text, Data: "raw text {not json"})
 	assert.Equal(t, "raw text {not json", res.Agent)
 	assert.True(t, res.Unchanged)
-	res = e.Output("plain", Outcome{Kind: Text, Data: `a string about secret_references, in {braces}`})
+	res = e.OutputOf("plain", Outcome{Kind: Text, Data: `a string about secret_references, in {braces}`})
 	assert.Equal(t, `a string about secret_references, in {braces}`, res.Agent, "a string that names no secret_reference passes")
-	res = e.Output("plain", Outcome{Kind: Text, Data: ""})
+	res = e.OutputOf("plain", Outcome{Kind: Text, Data: ""})
 	assert.Equal(t, "Operation succeeded", res.Agent, "an empty string, as Chromium answers it")
-	res = e.Output("plain", Outcome{Kind: Empty})
+	res = e.OutputOf("plain", Outcome{Kind: Empty})
 	assert.Equal(t, "undefined", res.Agent, "undefined, as Chromium answers it")
 }
 
@@ -134,7 +134,7 @@ func TestFailsClosed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newTestEngine(t)
 			mustRegister(t, e, `{"name":"tool","description":"d",`+tt.def+`}`)
-			res := e.Output("tool", Outcome{Kind: tt.kind, Data: tt.data})
+			res := e.OutputOf("tool", Outcome{Kind: tt.kind, Data: tt.data})
 			require.NotNil(t, res.Err, "Output(%s, %q): got the view %q, want an error", tt.kind, tt.data, res.Agent)
 			assert.Equal(t, tt.errName, res.Err.Name, "Output(%s, %q)", tt.kind, tt.data)
 			assert.Empty(t, res.Agent)
@@ -164,7 +164,7 @@ func TestReferenceOnPageOrigin(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newTestEngine(t)
 			mustRegister(t, e, `{"name":"p","description":"d"}`)
-			res := e.Output("p", Outcome{Kind: Returned, Data: `{"content":[{"type":"secret_reference","id":"id-origin-1","label":"Key","redeemUrl":"` + tt.url + `"}]}`})
+			res := e.OutputOf("p", Outcome{Kind: Returned, Data: `{"content":[{"type":"secret_reference","id":"id-origin-1","label":"Key","redeemUrl":"` + tt.url + `"}]}`})
 			require.Nil(t, res.Err, "Output of a reference to %s", tt.url)
 			assertNoLeak(t, res.Agent, "id-origin-1", tt.url, "pw-origin")
 			_, m := decodeView(t, res.Agent)
@@ -223,7 +223,7 @@ func TestSchemaConstructs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newTestEngine(t)
 			mustRegister(t, e, `{"name":"tool","description":"d","outputSchema":`+tt.schema+`}`)
-			res := e.Output("tool", Outcome{Kind: Returned, Data: tt.data})
+			res := e.OutputOf("tool", Outcome{Kind: Returned, Data: tt.data})
 			require.Nil(t, res.Err, "Output(%s) under %s", tt.data, tt.schema)
 			assertNoLeak(t, res.Agent, tt.secret)
 			if tt.visible != "" {
@@ -238,7 +238,7 @@ func TestLargeStringWithReferenceFailsClosed(t *testing.T) {
 	e := New(&Options{Origin: testOrigin, MaxOutputBytes: 64})
 	mustRegister(t, e, `{"name":"p","description":"d"}`)
 	big := `{"type":"secret_reference","id":"ID-big","label":"k","redeemUrl":"/r/ID-big","pad":"` + strings.Repeat("x", 100) + `"}`
-	res := e.Output("p", Outcome{Kind: Text, Data: big})
+	res := e.OutputOf("p", Outcome{Kind: Text, Data: big})
 	require.NotNil(t, res.Err, "a string over the cap that may hold a reference")
 	assert.NotContains(t, res.Err.Message, "ID-big")
 }
@@ -248,17 +248,17 @@ func TestSensitiveOutputSize(t *testing.T) {
 	mustRegister(t, e, `{"name":"s","description":"d","outputSchema":{"properties":{"k":{"x-sensitive":true}}}}`)
 	mustRegister(t, e, `{"name":"p","description":"d"}`)
 	big := `{"k":"` + strings.Repeat("x", 100) + `"}`
-	res := e.Output("s", Outcome{Kind: Returned, Data: big})
+	res := e.OutputOf("s", Outcome{Kind: Returned, Data: big})
 	require.NotNil(t, res.Err)
 	assert.Equal(t, "OperationError", res.Err.Name)
-	res = e.Output("p", Outcome{Kind: Returned, Data: big})
+	res = e.OutputOf("p", Outcome{Kind: Returned, Data: big})
 	assert.Equal(t, big, res.Agent, "a plain tool is not capped")
 }
 
 func TestThrowMatchesChromium(t *testing.T) {
 	e := newTestEngine(t)
 	mustRegister(t, e, `{"name":"p","description":"d"}`)
-	res := e.Output("p", Outcome{Kind: Threw, Data: "boom"})
+	res := e.OutputOf("p", Outcome{Kind: Threw, Data: "boom"})
 	require.NotNil(t, res.Err)
 	assert.Equal(t, &Error{Name: "UnknownError", Message: toolFailed}, res.Err, "a throw is reported as Chromium does, without the message")
 }
@@ -278,7 +278,7 @@ func TestRedeemPath(t *testing.T) {
 		{"/redeem/%2e%2e/account/delete", false},
 		{"/redeem/%2E./account/delete", false},
 	} {
-		res := e.Output("p", Outcome{Kind: Returned, Data: `{"type":"secret_reference","id":"id1","label":"L","redeemUrl":"` + tt.url + `"}`})
+		res := e.OutputOf("p", Outcome{Kind: Returned, Data: `{"type":"secret_reference","id":"id1","label":"L","redeemUrl":"` + tt.url + `"}`})
 		require.Nil(t, res.Err)
 		_, m := decodeView(t, res.Agent)
 		if tt.valid {
@@ -292,7 +292,7 @@ func TestRedeemPath(t *testing.T) {
 func TestOriginUnknownRejectsReferences(t *testing.T) {
 	e := New(nil)
 	mustRegister(t, e, `{"name":"p","description":"d"}`)
-	res := e.Output("p", Outcome{Kind: Returned, Data: `{"type":"secret_reference","id":"x1","label":"L","redeemUrl":"/r"}`})
+	res := e.OutputOf("p", Outcome{Kind: Returned, Data: `{"type":"secret_reference","id":"x1","label":"L","redeemUrl":"/r"}`})
 	require.Nil(t, res.Err)
 	_, m := decodeView(t, res.Agent)
 	assert.Equal(t, 1, m.Invalid)

@@ -17,23 +17,23 @@ import (
 // other than the page's usual one goes to decode, so a malformed header
 // gets its errors.
 
-// decodeDecide reads a Decide header.
-func decodeDecide(header string) (r DecideRequest, err error) {
+// decodeDecide reads a Decide header (op is Decide).
+func decodeDecide(op, header string) (r DecideRequest, err error) {
 	var v [1]string
 	if plainObject(header, v[:], "name") {
 		return DecideRequest{Name: v[0]}, nil
 	}
-	err = decode(Decide, header, &r)
+	err = decode(op, header, &r)
 	return r, err
 }
 
-// decodeOutput reads an Output header.
-func decodeOutput(header string) (r OutputRequest, err error) {
+// decodeOutput reads an Output header (op is Output).
+func decodeOutput(op, header string) (r OutputRequest, err error) {
 	var v [2]string
 	if plainObject(header, v[:], "call", "kind") {
 		return OutputRequest{Call: v[0], Kind: engine.OutcomeKind(v[1])}, nil
 	}
-	err = decode(Output, header, &r)
+	err = decode(op, header, &r)
 	return r, err
 }
 

@@ -105,7 +105,7 @@ func TestHeaderDecodersMatchJSON(t *testing.T) {
 	for _, h := range headers {
 		var wantD DecideRequest
 		wantErr := decode(Decide, h, &wantD)
-		gotD, err := decodeDecide(h)
+		gotD, err := decodeDecide(Decide, h)
 		assert.Equal(t, errText(wantErr), errText(err), "decodeDecide(%q) error", h)
 		if wantErr == nil {
 			assert.Equal(t, wantD, gotD, "decodeDecide(%q)", h)
@@ -113,7 +113,7 @@ func TestHeaderDecodersMatchJSON(t *testing.T) {
 
 		var wantO OutputRequest
 		wantErr = decode(Output, h, &wantO)
-		gotO, err := decodeOutput(h)
+		gotO, err := decodeOutput(Output, h)
 		assert.Equal(t, errText(wantErr), errText(err), "decodeOutput(%q) error", h)
 		if wantErr == nil {
 			assert.Equal(t, wantO, gotO, "decodeOutput(%q)", h)

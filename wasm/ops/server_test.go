@@ -409,3 +409,13 @@ func TestStats(t *testing.T) {
 	h, _ := s.Handle(Stats, `{"gc":"yes"}`, "")
 	assert.Equal(t, engine.TypeError, errorName(t, h), "a header the contract does not describe")
 }
+
+// TestMethodsAreTheOps: the table answers every op but Init and Exit,
+// which Handle answers, and no op the contract does not list.
+func TestMethodsAreTheOps(t *testing.T) {
+	for _, op := range All {
+		_, ok := methods[op]
+		assert.Equal(t, op != Init && op != Exit, ok, "methods[%q]", op)
+	}
+	assert.Len(t, methods, len(All)-2, "len(methods)")
+}

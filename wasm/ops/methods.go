@@ -1,0 +1,159 @@
+package ops
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/veilmcp/veil/wasm/engine"
+	"github.com/veilmcp/veil/wasm/internal/jsonx"
+)
+
+// This file holds the methods of the table (server.go): each answers one
+// op's request, read already, with the reply header and body, or fails
+// with the error its reply carries.
+
+func (s *Server) register(e *engine.Engine, r RegisterRequest, body string) (string, string, error) {
+	// The registry and its owners change together.
+	s.mu.Lock()
+	reg, err := e.RegisterTool(body)
+	if err == nil {
+		s.owners[reg.Name] = r
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return "", "", err
+	}
+	if len(reg.Unknown) == 0 {
+		return "{}", reg.Definition, nil
+	}
+	return reply(RegisterReply{Unknown: reg.Unknown}), reg.Definition, nil
+}
+
+func (s *Server) unregister(e *engine.Engine, r UnregisterRequest, _ string) (string, string, error) {
+	s.mu.Lock()
+	owner, ok := s.owners[r.Name]
+	ok = ok && owner.Registration == r.Registration && e.Unregister(r.Name)
+	if ok {
+		delete(s.owners, r.Name)
+	}
+	s.mu.Unlock()
+	return reply(OKReply{ok}), "", nil
+}
+
+func (s *Server) decide(e *engine.Engine, r DecideRequest, body string) (string, string, error) {
+	// The owner read and the decision see the same registration.
+	s.mu.Lock()
+	owner := s.owners[r.Name]
+	d, err := e.Decide(r.Name, body, engine.Resolution{Later: owner.Resolve})
+	s.mu.Unlock()
+	if err != nil {
+		return "", "", err
+	}
+	return reply(DecideReply{d, owner.Registration}), d.Refusal, nil
+}
+
+// decodeResolve reads a Resolve header. One that cannot be read (nested
+// too deep, say) but names its call is read as resolve failing: the call
+// is blocked, as when resolve fails, rather than left open.
+func decodeResolve(op, header string) (ResolveRequest, error) {
+	r, err := strict[ResolveRequest](op, header)
+	if err != nil {
+		if id, ok := leadingCall(header); ok {
+			return ResolveRequest{Call: id, Failed: true}, nil
+		}
+	}
+	return r, err
+}
+
+func (s *Server) resolve(e *engine.Engine, r ResolveRequest, _ string) (string, string, error) {
+	d, err := e.Resolve(r.Call, engine.Resolution{Annotations: string(r.Resolved), Failed: r.Failed})
+	if err != nil {
+		return "", "", err
+	}
+	return reply(d), d.Refusal, nil
+}
+
+func (s *Server) settle(e *engine.Engine, r SettleRequest, _ string) (string, string, error) {
+	entry, err := e.Settle(r.Call, r.Approved)
+	if err != nil {
+		return "", "", err
+	}
+	return reply(SettleReply{entry}), "", nil
+}
+
+func (s *Server) output(e *engine.Engine, r OutputRequest, body string) (string, string, error) {
+	if !slices.Contains(Kinds, r.Kind) {
+		// The call is closed all the same: no output will come.
+		e.Output(engine.Outcome{Kind: engine.Aborted, Call: r.Call})
+		return "", "", &engine.Error{Name: engine.TypeError, Message: "veil engine: unknown outcome kind " + string(r.Kind)}
+	}
+	res := e.Output(engine.Outcome{Kind: r.Kind, Data: body, Call: r.Call})
+	rp := OutputReply{
+		Held:      res.Held,
+		Invalid:   jsonx.NonNil(res.Invalid),
+		Error:     res.Err,
+		Trust:     res.Trust,
+		Malicious: res.Malicious,
+		Same:      res.Unchanged,
+		Reserved:  res.Reserved,
+		Scrubbing: res.Scrubbing,
+	}
+	if res.Unchanged {
+		// The page answers with its own string, which need not cross
+		// back.
+		return rp.json(), "", nil
+	}
+	return rp.json(), res.Agent, nil
+}
+
+func (s *Server) configure(e *engine.Engine, config, _ string) (string, string, error) {
+	if err := e.Configure(config); err != nil {
+		return "", "", err
+	}
+	return reply(ConfigureReply{OK: true, Settings: e.Settings()}), "", nil
+}
+
+func (s *Server) decisions(e *engine.Engine, _ struct{}, _ string) (string, string, error) {
+	return reply(DecisionsReply{jsonx.NonNil(e.Decisions())}), "", nil
+}
+
+func (s *Server) items(e *engine.Engine, _ struct{}, _ string) (string, string, error) {
+	return reply(ItemsReply{jsonx.NonNil(e.Items())}), "", nil
+}
+
+func (s *Server) reveal(e *engine.Engine, r HandleRequest, _ string) (string, string, error) {
+	v, err := e.Reveal(r.Handle)
+	if err != nil {
+		return "", "", err
+	}
+	return reply(RevealReply{Kind: v.Kind, RedeemURL: v.RedeemURL}), v.Value, nil
+}
+
+func (s *Server) forget(e *engine.Engine, r HandleRequest, _ string) (string, string, error) {
+	return reply(OKReply{e.Forget(r.Handle)}), "", nil
+}
+
+func (s *Server) sweep(e *engine.Engine, _ struct{}, _ string) (string, string, error) {
+	e.Sweep()
+	return okReply, "", nil
+}
+
+func (s *Server) scrub(e *engine.Engine, r ScrubRequest, body string) (string, string, error) {
+	var values []string
+	if err := json.Unmarshal([]byte(body), &values); err != nil {
+		return "", "", &engine.Error{Name: engine.TypeError, Message: "veil engine: the scrub body is not a JSON array of strings"}
+	}
+	if err := e.Scrub(r.Tool, values); err != nil {
+		return "", "", err
+	}
+	return okReply, "", nil
+}
+
+func (s *Server) foreign(e *engine.Engine, r ForeignRequest, _ string) (string, string, error) {
+	e.SetForeign(r.Names)
+	return okReply, "", nil
+}
+
+func (s *Server) stats(e *engine.Engine, r StatsRequest, _ string) (string, string, error) {
+	return reply(stats(e, r.GC)), "", nil
+}
