@@ -123,7 +123,7 @@ func (r *riskReplay) step(t *testing.T, s corpus.RiskStep) {
 		require.NoError(t, err, "%s: Settle", s.Call)
 		events = append(events, "decision")
 		if !approved {
-			res = e.Output(s.Call, engine.Outcome{Kind: engine.Refused, Call: d.Call})
+			res = e.Output(engine.Outcome{Kind: engine.Refused, Call: d.Call})
 			require.Nil(t, res.Err, "%s: the refused call's output", s.Call)
 			view = res.Agent
 			break
@@ -133,7 +133,7 @@ func (r *riskReplay) step(t *testing.T, s corpus.RiskStep) {
 		ran = true
 		o := r.outcome(t, s.Call)
 		o.Call = d.Call
-		res = e.Output(s.Call, o)
+		res = e.Output(o)
 		require.Nil(t, res.Err, "%s: the call failed: %+v", s.Call, res.Err)
 		view = res.Agent
 		r.setTrust(res.Trust, &events)

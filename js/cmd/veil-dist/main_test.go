@@ -32,7 +32,11 @@ func main() {
 		"outputSchema": {"type": "object", "properties": {"secret": {"type": "string", "x-sensitive": true}}}}` + "`" + `); err != nil {
 		panic(err)
 	}
-	res := e.Output("new_key", engine.Outcome{Kind: engine.Returned, Data: ` + "`" + `{"secret":"sk_shop_1"}` + "`" + `})
+	d, err := e.Decide("new_key", "{}", engine.Resolution{})
+	if err != nil {
+		panic(err)
+	}
+	res := e.Output(engine.Outcome{Kind: engine.Returned, Data: ` + "`" + `{"secret":"sk_shop_1"}` + "`" + `, Call: d.Call})
 	if _, err := risk.NewPolicy(nil); err != nil {
 		panic(err)
 	}
