@@ -263,7 +263,7 @@ func benchCalls(b *testing.B, r *modeResult, tb *tab) {
 	// the machine's load falls on each alike.
 	latency(tb, "runtime", "small", 0, 50)
 	latency(nt, "native", "small", 0, 50)
-	eval[float64](nt, `bench.roundTrips(0, 50)`)
+	eval[float64](nt, `bench.roundTrips(1, 50)`)
 	var rt, na, hops []float64
 	for range benchSmallBatches {
 		rt = append(rt, latency(tb, "runtime", "small", benchSmallBatchCalls, 0).Mean)
