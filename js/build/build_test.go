@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,8 +14,6 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/veilmcp/veil/js"
 )
 
 func TestModuleRoot(t *testing.T) {
@@ -119,9 +116,9 @@ func TestUpdateKeepsUnchangedFiles(t *testing.T) {
 func TestMinify(t *testing.T) {
 	for _, name := range []string{"webmcp.js", "worker.js", "veil-secrets.js", "veil-confirm.js"} {
 		t.Run(name, func(t *testing.T) {
-			src, err := fs.ReadFile(js.Files, name)
+			src, err := Source(name)
 			require.NoError(t, err)
-			got, err := minify(name, src)
+			got, err := built(name)
 			require.NoError(t, err, "minify(%s)", name)
 			assert.Less(t, len(got), len(src)*2/3, "minify(%s): got %d bytes of %d, want under two thirds", name, len(got), len(src))
 			header, _, _ := strings.Cut(string(src), "\n")
@@ -159,9 +156,7 @@ func TestMinifyNames(t *testing.T) {
 func TestMinifyNoGlobals(t *testing.T) {
 	for name := range namesSeen {
 		t.Run(name, func(t *testing.T) {
-			src, err := fs.ReadFile(js.Files, name)
-			require.NoError(t, err)
-			got, err := minify(name, src)
+			got, err := built(name)
 			require.NoError(t, err)
 			assert.True(t, strings.HasPrefix(string(got), `"use strict";(()=>{`), "minify(%s): got %.60q, want one function around the whole script", name, got)
 			assert.True(t, strings.HasSuffix(strings.TrimSpace(string(got)), `})();`), "minify(%s): the script ends with its function's call", name)

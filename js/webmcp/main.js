@@ -18,7 +18,7 @@
 // makes every secret_reference's redeemUrl start with that path;
 // data-veil-mcp="tab" with data-veil-mcp-origins="self" (the page's origin)
 // serves MCP to clients of the tab transport (veil-mcp.js).
-/// <reference path="./webmcp.d.ts" />
+/// <reference path="../webmcp.d.ts" />
 'use strict';
 (() => {
   if (globalThis.veil) return;

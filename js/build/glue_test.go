@@ -1,8 +1,7 @@
-package ops
+package build
 
 import (
-	"os"
-	"path/filepath"
+	"io/fs"
 	"reflect"
 	"regexp"
 	"slices"
@@ -12,22 +11,25 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/veilmcp/veil/js"
+	"github.com/veilmcp/veil/wasm/ops"
 	"github.com/veilmcp/veil/wasm/risk"
 )
 
 // The page's side of the contract is JavaScript: these tests read it and
-// hold it to this package, so that an op renamed, dropped or added on one
+// hold it to package ops, so that an op renamed, dropped or added on one
 // side fails here rather than in a browser.
 
 // glue reads the page's glue, the files that talk to the engine.
 func glue(t *testing.T) string {
 	t.Helper()
 	var all string
-	for _, name := range []string{"webmcp.js", "worker.js"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "js", name))
-		require.NoError(t, err)
-		all += string(b)
-	}
+	b, err := Source("webmcp.js")
+	require.NoError(t, err)
+	all += string(b)
+	b, err = fs.ReadFile(js.Files, "worker.js")
+	require.NoError(t, err)
+	all += string(b)
 	return all
 }
 
@@ -44,27 +46,27 @@ func matches(re *regexp.Regexp, s string) []string {
 // op must go to one engine only, op('op', …), with the op's name first.
 const sends = `\b(?:call|op)\(\s*'`
 
-// TestGlueSendsTheOps: every op the glue sends is one of All, and it sends
-// every one but those the host sends: Sweep, Exit and Stats.
+// TestGlueSendsTheOps: every op the glue sends is one of ops.All, and it sends
+// every one but those the host sends: ops.Sweep, ops.Exit and ops.Stats.
 func TestGlueSendsTheOps(t *testing.T) {
 	sent := matches(regexp.MustCompile(sends+`([^']*)'`), glue(t))
 	require.NotEmpty(t, sent, "the glue's call('op', …) sites")
 	for _, op := range sent {
-		assert.Contains(t, All, op, "js sends op %q", op)
+		assert.Contains(t, ops.All, op, "js sends op %q", op)
 	}
-	for _, op := range All {
-		if op != Sweep && op != Exit && op != Stats {
+	for _, op := range ops.All {
+		if op != ops.Sweep && op != ops.Exit && op != ops.Stats {
 			assert.Contains(t, sent, op, "js never sends op %q", op)
 		}
 	}
 }
 
-// TestGlueFailure: the glue's failure reply is Failure, written once.
+// TestGlueFailure: the glue's failure reply is ops.Failure, written once.
 func TestGlueFailure(t *testing.T) {
 	src := glue(t)
 	defs := matches(regexp.MustCompile(`const FAILURE = '([^']*)'`), src)
 	require.Len(t, defs, 1, "one FAILURE in the glue")
-	assert.Equal(t, Failure, defs[0])
+	assert.Equal(t, ops.Failure, defs[0])
 	assert.Equal(t, 1, len(regexp.MustCompile(`engine failure`).FindAllString(src, -1)), "the failure's message is written once")
 }
 
@@ -74,7 +76,7 @@ func TestGlueErrorNames(t *testing.T) {
 	names := matches(regexp.MustCompile(`error\??\.name === '([A-Za-z]+)'`), glue(t))
 	require.NotEmpty(t, names, "the glue reads error names")
 	for _, n := range names {
-		assert.True(t, slices.Contains(ErrorNames, n), "js compares with error name %q, which the engine never sends", n)
+		assert.True(t, slices.Contains(ops.ErrorNames, n), "js compares with error name %q, which the engine never sends", n)
 	}
 }
 
@@ -86,14 +88,14 @@ func TestGlueHeaders(t *testing.T) {
 		op      string
 		members []string
 	}{
-		{Decide, []string{"name"}},
-		{Output, []string{"call", "kind"}},
-		{Settle, []string{"call", "approved"}},
-		{Unregister, []string{"name", "registration"}},
-		{Reveal, []string{"handle"}},
-		{Forget, []string{"handle"}},
-		{Scrub, []string{"tool"}},
-		{Foreign, []string{"names"}},
+		{ops.Decide, []string{"name"}},
+		{ops.Output, []string{"call", "kind"}},
+		{ops.Settle, []string{"call", "approved"}},
+		{ops.Unregister, []string{"name", "registration"}},
+		{ops.Reveal, []string{"handle"}},
+		{ops.Forget, []string{"handle"}},
+		{ops.Scrub, []string{"tool"}},
+		{ops.Foreign, []string{"names"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.op, func(t *testing.T) {
@@ -109,7 +111,7 @@ func TestGlueHeaders(t *testing.T) {
 }
 
 // TestGlueKinds: every way the glue reports execute ended is one of
-// Kinds, and it reports each of them.
+// ops.Kinds, and it reports each of them.
 func TestGlueKinds(t *testing.T) {
 	src := glue(t)
 	var sent []string
@@ -117,7 +119,7 @@ func TestGlueKinds(t *testing.T) {
 	// classify's and run's [kind, data] pairs.
 	sent = append(sent, matches(regexp.MustCompile(`\['([a-z]+)', (?:''|v|s)\]`), src)...)
 	var kinds []string
-	for _, k := range Kinds {
+	for _, k := range ops.Kinds {
 		kinds = append(kinds, string(k))
 	}
 	for _, k := range sent {
@@ -162,12 +164,12 @@ func TestGlueMembers(t *testing.T) {
 		go_    any
 		always []string // members the glue must use
 	}{
-		{"register header", `call\('register', \{ ([a-z]+):`, RegisterRequest{}, []string{"registration"}},
-		{"register header, spread", `\(refine && \{ ([a-z]+): true \}\)`, RegisterRequest{}, []string{"resolve"}},
-		{"resolve header", `\bhd\.([a-z]+) =`, ResolveRequest{}, []string{"resolved", "failed"}},
-		{"resolve header, first member", `const hd = \{ ([a-z]+):`, ResolveRequest{}, []string{"call"}},
-		{"decide reply", `(?:^|[^\w.])d\.([a-zA-Z]+)\b`, DecideReply{}, []string{"call", "outcome", "registration", "load", "request", "entry", "trust", "rule", "facts", "sensitive", "resolveError", "error"}},
-		{"output reply", `\bh\.(same|held|invalid|reserved|malicious)\b`, OutputReply{}, []string{"same", "held", "invalid", "reserved", "malicious"}},
+		{"register header", `call\('register', \{ ([a-z]+):`, ops.RegisterRequest{}, []string{"registration"}},
+		{"register header, spread", `\(refine && \{ ([a-z]+): true \}\)`, ops.RegisterRequest{}, []string{"resolve"}},
+		{"resolve header", `\bhd\.([a-z]+) =`, ops.ResolveRequest{}, []string{"resolved", "failed"}},
+		{"resolve header, first member", `const hd = \{ ([a-z]+):`, ops.ResolveRequest{}, []string{"call"}},
+		{"decide reply", `(?:^|[^\w.])d\.([a-zA-Z]+)\b`, ops.DecideReply{}, []string{"call", "outcome", "registration", "load", "request", "entry", "trust", "rule", "facts", "sensitive", "resolveError", "error"}},
+		{"output reply", `\bh\.(same|held|invalid|reserved|malicious)\b`, ops.OutputReply{}, []string{"same", "held", "invalid", "reserved", "malicious"}},
 		{"load", `\bd\.load\.([a-zA-Z]+)`, risk.Load{}, []string{"timeoutMs", "slow", "exclusive", "retry"}},
 	}
 	for _, tt := range tests {
