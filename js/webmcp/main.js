@@ -20,6 +20,9 @@
 // serves MCP to clients of the tab transport (veil-mcp.js).
 /// <reference path="../webmcp.d.ts" />
 'use strict';
+import { FAILURE, noop, str, isObject, toError, failure, messageOf } from './util.js';
+import { originOf, parseOrigins } from './origins.js';
+
 (() => {
   if (globalThis.veil) return;
   if (!isSecureContext) return console.warn('veil: WebMCP needs a secure context');
@@ -44,31 +47,11 @@
   })();
   const here = (name) => new URL(name, base).href;
   const forced = script?.dataset.veilMode;
-  // The contract's one failure reply (package ops in Go, ops.Failure): the
-  // answer to an op that failed inside the engine, or never came back.
-  const FAILURE = '{"error":{"name":"OperationError","message":"engine failure"}}';
   // How long the engine may take over one output before the call fails.
   const OUTPUT_TIMEOUT = 30000;
   // ENGINE_TIMEOUT bounds every op, start-up included; output has its own,
   // shorter bound.
   const ENGINE_TIMEOUT = 60000;
-  const noop = () => {};
-  const str = (v) => `${v}`;
-  const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
-
-  /** @param {{name: string, message: string}} e */
-  const toError = (e) => (e.name === 'TypeError' ? new TypeError(e.message) : new DOMException(e.message, e.name));
-  /** The error of the FAILURE reply. */
-  const failure = () => toError(JSON.parse(FAILURE).error);
-
-  /** @param {any} e */
-  const messageOf = (e) => {
-    try {
-      return typeof e?.message === 'string' ? e.message : str(e);
-    } catch {
-      return '';
-    }
-  };
 
   // ---- The engine connection --------------------------------------------
   //
@@ -1074,40 +1057,6 @@
     } catch {
       return false;
     }
-  };
-
-  /** originOf serializes the origin of a URL: "" when it does not parse or the origin is opaque. */
-  const originOf = (v) => {
-    try {
-      const o = new URL(str(v)).origin;
-      return o === 'null' ? '' : o;
-    } catch {
-      return '';
-    }
-  };
-  /** trustworthy: the secure-contexts test of an origin, for a serialized tuple origin. */
-  const trustworthy = (o) => {
-    const { protocol, hostname: h } = new URL(o);
-    return protocol === 'https:' || protocol === 'wss:' || h === 'localhost' || h.endsWith('.localhost') || h === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(h);
-  };
-  /**
-   * parseOrigins reads exposedTo or fromOrigins as the draft does: every
-   * entry must parse as a URL whose origin is potentially trustworthy, else
-   * SecurityError. It throws synchronously, before anything is registered.
-   * @returns {string[]} serialized origins, each once
-   */
-  const parseOrigins = (method, field, list) => {
-    if (list === undefined) return [];
-    if (!isObject(list) || typeof list[Symbol.iterator] !== 'function') throw new TypeError(`${method}: ${field} is not a sequence of origins`);
-    const out = [];
-    for (const v of list) {
-      const s = str(v);
-      const o = originOf(s);
-      if (!o || !trustworthy(o))
-        throw new DOMException(`${method}: ${field} holds ${JSON.stringify(s)}, which is not the URL of a potentially trustworthy origin`, 'SecurityError');
-      if (!out.includes(o)) out.push(o);
-    }
-    return out;
   };
 
   /** visible says whether a registration of this frame may be seen from origin. */
