@@ -195,3 +195,16 @@ func TestWriteScript(t *testing.T) {
 	got, _ = os.ReadFile(filepath.Join(dir, "webmcp.d.ts"))
 	assert.Equal(t, string(src), string(got), "webmcp.d.ts, as written")
 }
+
+func TestInlineContract(t *testing.T) {
+	names := map[string]string{"FAILURE": "{}", "OP_INIT": "init", "KIND_TEXT": "text"}
+	got, err := inlineContract("webmcp/a.js", "import { FAILURE, OP_INIT } from './contract.js';\nimport { KIND_TEXT } from './contract.js';\ncall(OP_INIT);\n", names)
+	require.NoError(t, err)
+	assert.Equal(t, "import { FAILURE } from './contract.js';\n\ncall(OP_INIT);\n", got)
+	_, err = inlineContract("webmcp/a.js", "import { OP_GONE } from './contract.js';\n", names)
+	assert.ErrorContains(t, err, "OP_GONE")
+
+	b, err := bundle("webmcp.js")
+	require.NoError(t, err)
+	assert.NotRegexp(t, `\b(?:OP|KIND|OUTCOME|ERR)_[A-Z]`, string(b), "a contract name left in the bundle")
+}

@@ -1,10 +1,13 @@
 package build
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -78,6 +81,10 @@ func bundle(name string) ([]byte, error) {
 		return nil, fmt.Errorf("bundling %s: no entry module", name)
 	}
 	const ns = "veil-js"
+	names, define, err := contractNames()
+	if err != nil {
+		return nil, err
+	}
 	res := api.Build(api.BuildOptions{
 		EntryPoints:       []string{entry},
 		Bundle:            true,
@@ -92,6 +99,7 @@ func bundle(name string) ([]byte, error) {
 		Charset:           api.CharsetUTF8,
 		LegalComments:     api.LegalCommentsNone,
 		Outfile:           name,
+		Define:            define,
 		LogLevel:          api.LogLevelSilent,
 		Plugins: []api.Plugin{{
 			Name: "veil-js",
@@ -111,7 +119,10 @@ func bundle(name string) ([]byte, error) {
 					if err != nil {
 						return api.OnLoadResult{}, err
 					}
-					s := string(src)
+					s, err := inlineContract(a.Path, string(src), names)
+					if err != nil {
+						return api.OnLoadResult{}, err
+					}
 					return api.OnLoadResult{Contents: &s, Loader: api.LoaderJS, ResolveDir: path.Dir(a.Path)}, nil
 				})
 			},
@@ -125,4 +136,63 @@ func bundle(name string) ([]byte, error) {
 		return nil, fmt.Errorf("bundling %s: %d output files, want 1", name, len(res.OutputFiles))
 	}
 	return res.OutputFiles[0].Contents, nil
+}
+
+// The contract's names (js/webmcp/contract.js) that the bundle writes as
+// their values: esbuild inlines no string constant of another module, and
+// an op's name where it is sent is shorter than a variable of its own.
+var inlined = regexp.MustCompile(`^(?:OP|KIND|OUTCOME|ERR)_[A-Z_]+$`)
+
+// contractNames reads the names js/webmcp/contract.js exports with their
+// values, and the define option that writes those of [inlined] as their
+// values.
+func contractNames() (map[string]string, map[string]string, error) {
+	b, err := fs.ReadFile(js.Files, "webmcp/contract.js")
+	if err != nil {
+		return nil, nil, err
+	}
+	names, define := map[string]string{}, map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^export const ([A-Z_]+) = '([^'\\]*)';$`).FindAllStringSubmatch(string(b), -1) {
+		names[m[1]] = m[2]
+		if inlined.MatchString(m[1]) {
+			define[m[1]] = strconv.Quote(m[2])
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil, errors.New("bundling: js/webmcp/contract.js exports nothing")
+	}
+	return names, define, nil
+}
+
+var contractImport = regexp.MustCompile(`import\s*\{([^}]*)\}\s*from\s*'\./contract\.js';`)
+
+// inlineContract takes out of the module p's import of the contract the
+// names the define option writes as their values, so that they are free
+// names the define replaces; it keeps the others. A name the contract
+// does not export stops the bundle, as an import of it would.
+func inlineContract(p, src string, names map[string]string) (string, error) {
+	if p == "webmcp/contract.js" {
+		return src, nil
+	}
+	var bad error
+	out := contractImport.ReplaceAllStringFunc(src, func(imp string) string {
+		var kept []string
+		for _, n := range strings.Split(contractImport.FindStringSubmatch(imp)[1], ",") {
+			n = strings.TrimSpace(n)
+			if n == "" {
+				continue
+			}
+			if _, ok := names[n]; !ok {
+				bad = fmt.Errorf("bundling: %s imports %s, which js/webmcp/contract.js does not export", p, n)
+			}
+			if !inlined.MatchString(n) {
+				kept = append(kept, n)
+			}
+		}
+		if len(kept) == 0 {
+			return ""
+		}
+		return "import { " + strings.Join(kept, ", ") + " } from './contract.js';"
+	})
+	return out, bad
 }

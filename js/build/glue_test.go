@@ -12,25 +12,61 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/veilmcp/veil/js"
+	"github.com/veilmcp/veil/wasm/engine"
 	"github.com/veilmcp/veil/wasm/ops"
 	"github.com/veilmcp/veil/wasm/risk"
 )
 
-// The page's side of the contract is JavaScript: these tests read it and
-// hold it to package ops, so that an op renamed, dropped or added on one
-// side fails here rather than in a browser.
+// The page's side of the contract is JavaScript: js/webmcp/contract.js,
+// which js/cmd/veil-contract generates from package ops (its test fails
+// when the file is stale), and the modules that import its names. These
+// tests hold the modules to it: an op, an outcome kind, a decision's
+// outcome or an error name is written as the contract's name, never as a
+// string of its own, and the headers the glue writes are the requests'.
 
-// glue reads the page's glue, the files that talk to the engine.
+// contract reads the names js/webmcp/contract.js exports, with their values.
+func contract(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := fs.ReadFile(js.Files, "webmcp/contract.js")
+	require.NoError(t, err)
+	names := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^export const ([A-Z_]+) = '([^']*)';$`).FindAllStringSubmatch(string(b), -1) {
+		names[m[1]] = m[2]
+	}
+	require.NotEmpty(t, names, "the exports of contract.js")
+	return names
+}
+
+// modules reads the page's glue, the files that talk to the engine, but
+// the contract.
+func modules(t *testing.T) string {
+	t.Helper()
+	mods, err := fs.Glob(js.Files, "webmcp/*.js")
+	require.NoError(t, err)
+	mods = append(mods, "worker.js")
+	var all string
+	for _, m := range mods {
+		if m == "webmcp/contract.js" {
+			continue
+		}
+		b, err := fs.ReadFile(js.Files, m)
+		require.NoError(t, err)
+		all += string(b)
+	}
+	return all
+}
+
+// glue is the page's glue with each of the contract's names written as
+// its value, as the engine reads the ops it is sent.
 func glue(t *testing.T) string {
 	t.Helper()
-	var all string
-	b, err := Source("webmcp.js")
-	require.NoError(t, err)
-	all += string(b)
-	b, err = fs.ReadFile(js.Files, "worker.js")
-	require.NoError(t, err)
-	all += string(b)
-	return all
+	names := contract(t)
+	return regexp.MustCompile(`\b[A-Z][A-Z_]+\b`).ReplaceAllStringFunc(modules(t), func(w string) string {
+		if v, ok := names[w]; ok {
+			return "'" + v + "'"
+		}
+		return w
+	})
 }
 
 // matches returns the first group of every match of re in s.
@@ -42,41 +78,35 @@ func matches(re *regexp.Regexp, s string) []string {
 	return out
 }
 
-// sends matches the glue's op-sending sites, call('op', …) and, where an
-// op must go to one engine only, op('op', …), with the op's name first.
+// sends matches the glue's op-sending sites, call(OP_…, …) and, where an
+// op must go to one engine only, op(OP_…, …), with the op's name first,
+// once glue has written the name as its value.
 const sends = `\b(?:call|op)\(\s*'`
 
-// TestGlueSendsTheOps: every op the glue sends is one of ops.All, and it sends
-// every one but those the host sends: ops.Sweep, ops.Exit and ops.Stats.
-func TestGlueSendsTheOps(t *testing.T) {
-	sent := matches(regexp.MustCompile(sends+`([^']*)'`), glue(t))
-	require.NotEmpty(t, sent, "the glue's call('op', …) sites")
-	for _, op := range sent {
-		assert.Contains(t, ops.All, op, "js sends op %q", op)
+// TestGlueNamesTheContract: the glue writes no op, outcome kind, outcome
+// or error name of its own where it sends an op or reads a reply, and it
+// sends every op of the contract, reports every way execute can end and
+// handles every outcome of a decision.
+func TestGlueNamesTheContract(t *testing.T) {
+	src := modules(t)
+	for _, re := range []string{
+		sends,                      // call('decide', …)
+		`\boutput\(\s*'`,           // output('aborted')
+		`\.outcome [!=]==? '`,      // d.outcome === 'block'
+		`error\??\.name [!=]==? '`, // h.error.name === 'NotFoundError'
+		`"engine failure"`,         // the failure reply
+	} {
+		assert.Empty(t, regexp.MustCompile(re).FindAllString(src, -1), "the glue writes a string of the contract's (%s) rather than its name", re)
 	}
-	for _, op := range ops.All {
-		if op != ops.Sweep && op != ops.Exit && op != ops.Stats {
-			assert.Contains(t, sent, op, "js never sends op %q", op)
+	for name := range contract(t) {
+		if strings.HasPrefix(name, "OP_") || strings.HasPrefix(name, "KIND_") || strings.HasPrefix(name, "OUTCOME_") {
+			assert.Regexp(t, `\b`+name+`\b`, src, "the glue never uses %s", name)
 		}
 	}
-}
-
-// TestGlueFailure: the glue's failure reply is ops.Failure, written once.
-func TestGlueFailure(t *testing.T) {
-	src := glue(t)
-	defs := matches(regexp.MustCompile(`const FAILURE = '([^']*)'`), src)
-	require.Len(t, defs, 1, "one FAILURE in the glue")
-	assert.Equal(t, ops.Failure, defs[0])
-	assert.Equal(t, 1, len(regexp.MustCompile(`engine failure`).FindAllString(src, -1)), "the failure's message is written once")
-}
-
-// TestGlueErrorNames: an error name the glue compares a reply's error
-// with is one the engine sends.
-func TestGlueErrorNames(t *testing.T) {
-	names := matches(regexp.MustCompile(`error\??\.name === '([A-Za-z]+)'`), glue(t))
-	require.NotEmpty(t, names, "the glue reads error names")
-	for _, n := range names {
-		assert.True(t, slices.Contains(ops.ErrorNames, n), "js compares with error name %q, which the engine never sends", n)
+	for _, re := range []string{sends + `([^']*)'`, `\boutput\('([a-z]+)'`} {
+		for _, v := range matches(regexp.MustCompile(re), glue(t)) {
+			assert.True(t, slices.Contains(ops.All, v) || slices.ContainsFunc(ops.Kinds, func(k engine.OutcomeKind) bool { return string(k) == v }), "js sends %q", v)
+		}
 	}
 }
 
@@ -107,26 +137,6 @@ func TestGlueHeaders(t *testing.T) {
 				assert.ElementsMatch(t, tt.members, got, "call('%s', {%s})", tt.op, site)
 			}
 		})
-	}
-}
-
-// TestGlueKinds: every way the glue reports execute ended is one of
-// ops.Kinds, and it reports each of them.
-func TestGlueKinds(t *testing.T) {
-	src := glue(t)
-	var sent []string
-	sent = append(sent, matches(regexp.MustCompile(`\boutput\('([a-z]+)'`), src)...)
-	// classify's and run's [kind, data] pairs.
-	sent = append(sent, matches(regexp.MustCompile(`\['([a-z]+)', (?:''|v|s)\]`), src)...)
-	var kinds []string
-	for _, k := range ops.Kinds {
-		kinds = append(kinds, string(k))
-	}
-	for _, k := range sent {
-		assert.Contains(t, kinds, k, "js reports outcome kind %q", k)
-	}
-	for _, k := range kinds {
-		assert.Contains(t, sent, k, "js never reports outcome kind %q", k)
 	}
 }
 

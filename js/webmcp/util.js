@@ -1,16 +1,14 @@
 // Helpers of every part of the runtime, with nothing of the page: they
 // run under Node's test runner as they run in the page.
 
-// The contract's one failure reply (package ops in Go, ops.Failure): the
-// answer to an op that failed inside the engine, or never came back.
-export const FAILURE = '{"error":{"name":"OperationError","message":"engine failure"}}';
+import { FAILURE, ERR_TYPE } from './contract.js';
 
 export const noop = () => {};
 export const str = (v) => `${v}`;
 export const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
 
 /** @param {{name: string, message: string}} e */
-export const toError = (e) => (e.name === 'TypeError' ? new TypeError(e.message) : new DOMException(e.message, e.name));
+export const toError = (e) => (e.name === ERR_TYPE ? new TypeError(e.message) : new DOMException(e.message, e.name));
 /** The error of the FAILURE reply. */
 export const failure = () => toError(JSON.parse(FAILURE).error);
 

@@ -1,7 +1,8 @@
 // node --test: the helpers every part of the runtime uses.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { FAILURE, str, isObject, toError, failure, messageOf } from '../util.js';
+import { FAILURE } from '../contract.js';
+import { str, isObject, toError, failure, messageOf } from '../util.js';
 
 test('isObject: objects and functions', () => {
   for (const v of [{}, [], () => {}, new Map(), Object.create(null)]) assert.equal(isObject(v), true);
