@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	veiljs "github.com/veilmcp/veil/js"
 	"github.com/veilmcp/veil/js/build"
 )
 
@@ -79,7 +77,7 @@ func TestDistMinified(t *testing.T) {
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	require.NoError(t, err, "go env GOROOT")
 	for _, name := range build.Minified {
-		src, err := fs.ReadFile(veiljs.Files, name)
+		src, err := build.Source(name)
 		if name == "wasm_exec.js" {
 			src, err = os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", name))
 		}

@@ -7,8 +7,9 @@
 // with precompressed .gz and .br files beside it, and THIRD_PARTY_NOTICES
 // ([NoticesFile]) with the license of every module the engine links and of
 // Go. The scripts are minified
-// ([Minified]); the sources in package js, and webmcp.d.ts, are written as
-// they are.
+// ([Minified]), webmcp.js bundled from the ES modules of package js's
+// webmcp/ into one classic script ([Source]); webmcp.d.ts is written as
+// it is.
 package build
 
 import (
@@ -20,6 +21,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -106,12 +108,26 @@ func Dist(outDir string) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
+		if path.Dir(p) != "." {
+			return nil // the modules of a bundled script
+		}
 		b, err := fs.ReadFile(js.Files, p)
 		if err != nil {
 			return err
 		}
 		return writeScript(out, p, b)
 	})
+	if err == nil {
+		for name := range bundles {
+			var b []byte
+			if b, err = bundle(name); err != nil {
+				break
+			}
+			if err = update(filepath.Join(out, name), b); err != nil {
+				break
+			}
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("writing scripts: %w", err)
 	}

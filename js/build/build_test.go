@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,8 +14,6 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/veilmcp/veil/js"
 )
 
 func TestModuleRoot(t *testing.T) {
@@ -119,9 +116,9 @@ func TestUpdateKeepsUnchangedFiles(t *testing.T) {
 func TestMinify(t *testing.T) {
 	for _, name := range []string{"webmcp.js", "worker.js", "veil-secrets.js", "veil-confirm.js"} {
 		t.Run(name, func(t *testing.T) {
-			src, err := fs.ReadFile(js.Files, name)
+			src, err := Source(name)
 			require.NoError(t, err)
-			got, err := minify(name, src)
+			got, err := built(name)
 			require.NoError(t, err, "minify(%s)", name)
 			assert.Less(t, len(got), len(src)*2/3, "minify(%s): got %d bytes of %d, want under two thirds", name, len(got), len(src))
 			header, _, _ := strings.Cut(string(src), "\n")
@@ -159,9 +156,7 @@ func TestMinifyNames(t *testing.T) {
 func TestMinifyNoGlobals(t *testing.T) {
 	for name := range namesSeen {
 		t.Run(name, func(t *testing.T) {
-			src, err := fs.ReadFile(js.Files, name)
-			require.NoError(t, err)
-			got, err := minify(name, src)
+			got, err := built(name)
 			require.NoError(t, err)
 			assert.True(t, strings.HasPrefix(string(got), `"use strict";(()=>{`), "minify(%s): got %.60q, want one function around the whole script", name, got)
 			assert.True(t, strings.HasSuffix(strings.TrimSpace(string(got)), `})();`), "minify(%s): the script ends with its function's call", name)
@@ -199,4 +194,17 @@ func TestWriteScript(t *testing.T) {
 	assert.Equal(t, "\"use strict\";const greeting=\"hi\";\n", string(got), "worker.js, minified")
 	got, _ = os.ReadFile(filepath.Join(dir, "webmcp.d.ts"))
 	assert.Equal(t, string(src), string(got), "webmcp.d.ts, as written")
+}
+
+func TestInlineContract(t *testing.T) {
+	names := map[string]string{"FAILURE": "{}", "OP_INIT": "init", "KIND_TEXT": "text"}
+	got, err := inlineContract("webmcp/a.js", "import { FAILURE, OP_INIT } from './contract.js';\nimport { KIND_TEXT } from './contract.js';\ncall(OP_INIT);\n", names)
+	require.NoError(t, err)
+	assert.Equal(t, "import { FAILURE } from './contract.js';\n\ncall(OP_INIT);\n", got)
+	_, err = inlineContract("webmcp/a.js", "import { OP_GONE } from './contract.js';\n", names)
+	assert.ErrorContains(t, err, "OP_GONE")
+
+	b, err := bundle("webmcp.js")
+	require.NoError(t, err)
+	assert.NotRegexp(t, `\b(?:OP|KIND|OUTCOME|ERR)_[A-Z]`, string(b), "a contract name left in the bundle")
 }

@@ -18,8 +18,12 @@
 // makes every secret_reference's redeemUrl start with that path;
 // data-veil-mcp="tab" with data-veil-mcp-origins="self" (the page's origin)
 // serves MCP to clients of the tab transport (veil-mcp.js).
-/// <reference path="./webmcp.d.ts" />
+/// <reference path="../webmcp.d.ts" />
 'use strict';
+import { FAILURE, ERR_NOT_FOUND, KIND_ABORTED, KIND_EMPTY, KIND_REFUSED, KIND_RETURNED, KIND_TEXT, KIND_THREW, KIND_TIMEDOUT, KIND_UNSERIALIZABLE, OP_CONFIGURE, OP_DECIDE, OP_DECISIONS, OP_FOREIGN, OP_FORGET, OP_INIT, OP_ITEMS, OP_OUTPUT, OP_REGISTER, OP_RESOLVE, OP_REVEAL, OP_SCRUB, OP_SETTLE, OP_UNREGISTER, OUTCOME_ALLOW, OUTCOME_BLOCK, OUTCOME_CONFIRM, OUTCOME_NOTICE, OUTCOME_RESOLVE } from './contract.js';
+import { noop, str, isObject, toError, failure, messageOf } from './util.js';
+import { originOf, parseOrigins } from './origins.js';
+
 (() => {
   if (globalThis.veil) return;
   if (!isSecureContext) return console.warn('veil: WebMCP needs a secure context');
@@ -44,31 +48,11 @@
   })();
   const here = (name) => new URL(name, base).href;
   const forced = script?.dataset.veilMode;
-  // The contract's one failure reply (package ops in Go, ops.Failure): the
-  // answer to an op that failed inside the engine, or never came back.
-  const FAILURE = '{"error":{"name":"OperationError","message":"engine failure"}}';
   // How long the engine may take over one output before the call fails.
   const OUTPUT_TIMEOUT = 30000;
   // ENGINE_TIMEOUT bounds every op, start-up included; output has its own,
   // shorter bound.
   const ENGINE_TIMEOUT = 60000;
-  const noop = () => {};
-  const str = (v) => `${v}`;
-  const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
-
-  /** @param {{name: string, message: string}} e */
-  const toError = (e) => (e.name === 'TypeError' ? new TypeError(e.message) : new DOMException(e.message, e.name));
-  /** The error of the FAILURE reply. */
-  const failure = () => toError(JSON.parse(FAILURE).error);
-
-  /** @param {any} e */
-  const messageOf = (e) => {
-    try {
-      return typeof e?.message === 'string' ? e.message : str(e);
-    } catch {
-      return '';
-    }
-  };
 
   // ---- The engine connection --------------------------------------------
   //
@@ -338,7 +322,7 @@
     return new Error(`veil: the engine cannot start: ${failed.length === 1 ? 'a file of the runtime does not load' : 'files of the runtime do not load'}: ${failed.join(', ')}. They are looked for in ${base} (${why})`);
   };
 
-  const init = call('init', initHeader());
+  const init = call(OP_INIT, initHeader());
   const ready = (async () => {
     let e = null;
     try {
@@ -414,11 +398,11 @@
       const op = (name, header, body = '') => request(name, header, body, ENGINE_TIMEOUT, /** @type {Engine} */ (e).send);
       // A lost engine that had withheld something takes what it would
       // scrub from later outputs with it: the next withholds them whole.
-      const init = op('init', { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }), ...(scrubbing && { scrubLost: true }) });
+      const init = op(OP_INIT, { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }), ...(scrubbing && { scrubLost: true }) });
       // The foreign native tools, before any call: ops are answered in order.
-      if (foreignTools.length) op('foreign', { names: foreignTools });
+      if (foreignTools.length) op(OP_FOREIGN, { names: foreignTools });
       const entries = [...registrations.values()].filter((r) => r.live && !r.gone);
-      const again = entries.map((r) => op('register', { registration: r.registration, ...(r.refine && { resolve: true }) }, r.source));
+      const again = entries.map((r) => op(OP_REGISTER, { registration: r.registration, ...(r.refine && { resolve: true }) }, r.source));
       use(e);
       const [h] = await init;
       if (lostMeanwhile()) return;
@@ -606,7 +590,7 @@
         registrations.delete(entry.registration);
         signal?.removeEventListener('abort', entry.onAbort);
       };
-      call('register', { registration: entry.registration, ...(refine && { resolve: true }) }, def)
+      call(OP_REGISTER, { registration: entry.registration, ...(refine && { resolve: true }) }, def)
         .then(([h, b]) => {
           if (h.error) throw toError(h.error);
           // Unregistered while pending: the engine has removed it again.
@@ -636,7 +620,7 @@
     entry.gone = true;
     entry.reason = reason ?? new DOMException('registerTool: the tool was unregistered', 'AbortError');
     entry.signal?.removeEventListener('abort', entry.onAbort);
-    call('unregister', { name: entry.name, registration: entry.registration });
+    call(OP_UNREGISTER, { name: entry.name, registration: entry.registration });
     if (!entry.live) return; // the register reply rejects it
     registrations.delete(entry.registration);
     entry.mirror?.abort();
@@ -651,17 +635,17 @@
 
   /** classify reports how execute finished, for the engine's "output" op. */
   const classify = (v) => {
-    if (typeof v === 'string') return ['text', v];
-    if (v === undefined) return ['empty', ''];
+    if (typeof v === 'string') return [KIND_TEXT, v];
+    if (v === undefined) return [KIND_EMPTY, ''];
     let s;
     try {
       s = JSON.stringify(v);
     } catch {
       // The error is not logged: it can quote the result.
       console.warn('veil: a tool result cannot be serialized (a cycle or a BigInt)');
-      return ['unserializable', ''];
+      return [KIND_UNSERIALIZABLE, ''];
     }
-    return s === undefined ? ['empty', ''] : ['returned', s];
+    return s === undefined ? [KIND_EMPTY, ''] : [KIND_RETURNED, s];
   };
 
   // The risk policy, its defaults and its timeouts are the engine's, which
@@ -771,10 +755,10 @@
     // One crossing decides: the engine finds the tool, checks the input
     // and applies the policy. A tool with resolve crosses once more, with
     // what resolve made of the checked input.
-    let [d, refusal] = await call('decide', { name }, input);
+    let [d, refusal] = await call(OP_DECIDE, { name }, input);
     if (d.error) throw toError(d.error);
     const entry = registrations.get(d.registration) ?? GONE;
-    if (d.outcome === 'resolve') {
+    if (d.outcome === OUTCOME_RESOLVE) {
       const hd = { call: d.call };
       try {
         if (entry.gone) throw entry.reason;
@@ -790,26 +774,26 @@
         if (!entry.gone) console.warn(`veil: resolve of tool ${q} failed, so the call is blocked`);
         hd.failed = true;
       }
-      [d, refusal] = await op('resolve', hd);
+      [d, refusal] = await op(OP_RESOLVE, hd);
       if (d.error) throw toError(d.error);
       // Kept before the caller's abort is heard: resolve's flag stays in
       // the session, and an engine started after a loss resumes it.
       setTrust(d.trust);
-      if (d.outcome === 'block') signal?.throwIfAborted();
+      if (d.outcome === OUTCOME_BLOCK) signal?.throwIfAborted();
     }
     if (d.resolveError) console.warn(`veil: ${d.resolveError}; the call is blocked`);
     setTrust(d.trust);
     emit('decision', freeze(d.entry));
     // A blocked call is over: the engine gave its agent view with the decision.
-    if (d.outcome === 'block') return refusal;
+    if (d.outcome === OUTCOME_BLOCK) return refusal;
     const id = d.call;
     let closed = false;
-    const output = (kind, data = '', ms = ENGINE_TIMEOUT) => ((closed = true), op('output', { call: id, kind }, data, ms));
+    const output = (kind, data = '', ms = ENGINE_TIMEOUT) => ((closed = true), op(OP_OUTPUT, { call: id, kind }, data, ms));
     try {
       return await runDecided(lost, op, name, input, signal, d, entry, output);
     } catch (e) {
       // Whatever failed on the page's side, the engine's call is closed.
-      if (!closed) output('aborted');
+      if (!closed) output(KIND_ABORTED);
       throw e;
     }
   };
@@ -826,15 +810,15 @@
       const def = entry.def ?? {};
       return freeze({ call: id, tool: name, title: def.title || def.annotations?.title || name, description: def.description, rule: d.rule, facts: d.facts, trust, input: JSON.parse(input), sensitive: d.sensitive ?? [] });
     };
-    let ok = d.outcome === 'allow' || d.outcome === 'notice';
-    if (d.outcome === 'notice' && !entry.gone)
+    let ok = d.outcome === OUTCOME_ALLOW || d.outcome === OUTCOME_NOTICE;
+    if (d.outcome === OUTCOME_NOTICE && !entry.gone)
       (async () => (conf.notice ?? (await loadUI()).notice)(request()))().catch((e) => console.warn('veil: the notice failed', e));
-    if (d.outcome === 'confirm') {
+    if (d.outcome === OUTCOME_CONFIRM) {
       step('confirming');
       // The question closes when the caller gives up, or the engine is lost.
       const asked = signal ? AbortSignal.any([signal, lost]) : lost;
       ok = !entry.gone && (await Promise.race([ask(Object.freeze({ ...request(), signal: asked })), abortOf(asked)]));
-      const [h] = await op('settle', { call: id, approved: ok });
+      const [h] = await op(OP_SETTLE, { call: id, approved: ok });
       if (h.entry) emit('decision', freeze(h.entry));
       step();
       // An approval the engine did not record (it was lost meanwhile)
@@ -844,12 +828,12 @@
     // The engine ends a call that will not run. A call outlives its
     // tool's unregistration once execute has started, not before.
     if (signal?.aborted || entry.gone) {
-      await output('aborted');
+      await output(KIND_ABORTED);
       signal?.throwIfAborted();
       throw new DOMException(`executeTool: tool ${q} was unregistered before its call started`, 'UnknownError');
     }
     if (!ok) {
-      const [h, b] = await output('refused');
+      const [h, b] = await output(KIND_REFUSED);
       if (h.error) throw toError(h.error);
       return b;
     }
@@ -890,7 +874,7 @@
         if (done) return;
         finish();
         reject(signal.reason);
-        output('aborted', messageOf(signal.reason));
+        output(KIND_ABORTED, messageOf(signal.reason));
         setTimeout(() => {
           controller.abort();
           fire(CancelEvent, 'toolcancel', name);
@@ -925,12 +909,12 @@
         .then(classify, (e) => {
           if (e === TIMEOUT) {
             controller.abort(new DOMException(`tool ${q} did not finish in time`, 'TimeoutError'));
-            return ['timedout', ''];
+            return [KIND_TIMEDOUT, ''];
           }
           // Neither logged nor passed on: the page's error can quote what
           // the tool was asked to keep, and agents read the console too.
           console.warn(`veil: tool ${q} threw; its error is not passed on`);
-          return ['threw', ''];
+          return [KIND_THREW, ''];
         })
         .then(([kind, data]) => {
           if (done) return [];
@@ -1074,40 +1058,6 @@
     } catch {
       return false;
     }
-  };
-
-  /** originOf serializes the origin of a URL: "" when it does not parse or the origin is opaque. */
-  const originOf = (v) => {
-    try {
-      const o = new URL(str(v)).origin;
-      return o === 'null' ? '' : o;
-    } catch {
-      return '';
-    }
-  };
-  /** trustworthy: the secure-contexts test of an origin, for a serialized tuple origin. */
-  const trustworthy = (o) => {
-    const { protocol, hostname: h } = new URL(o);
-    return protocol === 'https:' || protocol === 'wss:' || h === 'localhost' || h.endsWith('.localhost') || h === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(h);
-  };
-  /**
-   * parseOrigins reads exposedTo or fromOrigins as the draft does: every
-   * entry must parse as a URL whose origin is potentially trustworthy, else
-   * SecurityError. It throws synchronously, before anything is registered.
-   * @returns {string[]} serialized origins, each once
-   */
-  const parseOrigins = (method, field, list) => {
-    if (list === undefined) return [];
-    if (!isObject(list) || typeof list[Symbol.iterator] !== 'function') throw new TypeError(`${method}: ${field} is not a sequence of origins`);
-    const out = [];
-    for (const v of list) {
-      const s = str(v);
-      const o = originOf(s);
-      if (!o || !trustworthy(o))
-        throw new DOMException(`${method}: ${field} holds ${JSON.stringify(s)}, which is not the URL of a potentially trustworthy origin`, 'SecurityError');
-      if (!out.includes(o)) out.push(o);
-    }
-    return out;
   };
 
   /** visible says whether a registration of this frame may be seen from origin. */
@@ -1573,7 +1523,7 @@
     const added = names.filter((n) => !foreignTools.includes(n));
     const gone = foreignTools.filter((n) => !names.includes(n));
     foreignTools = names;
-    call('foreign', { names: foreignTools }).then(([h]) => h.error && console.error('veil: the engine was not told of the foreign native tools', toError(h.error)));
+    call(OP_FOREIGN, { names: foreignTools }).then(([h]) => h.error && console.error('veil: the engine was not told of the foreign native tools', toError(h.error)));
     if (added.length)
       console.warn(
         `veil: ${added.length} native tool(s) that are not the runtime's are in the browser's registry, where the runtime cannot remove them: agents can still call them. Until they are gone, every call asks the user and private results are withheld from the agent; see the foreigntool event`,
@@ -1668,7 +1618,7 @@
   const withhold = async (name, values) => {
     // Before the op: should the engine be lost, the next knows it cannot scrub what this one held.
     scrubbing = true;
-    const [h] = await call('scrub', { tool: name }, JSON.stringify(values));
+    const [h] = await call(OP_SCRUB, { tool: name }, JSON.stringify(values));
     if (h.error) throw toError(h.error);
   };
   /** declare takes a form's toolname out of the browser's reach and hands the form to veil-forms.js. */
@@ -1985,7 +1935,7 @@
         if (typeof n === 'number' && !Number.isFinite(n)) throw new TypeError(`veil.configure: ${k} must be a finite number`);
         return v;
       });
-      const [h] = await call('configure', json);
+      const [h] = await call(OP_CONFIGURE, json);
       if (h.error) throw toError(h.error);
       // Kept for an engine started after this one is lost.
       settings = h.settings ?? settings;
@@ -2017,7 +1967,7 @@
      * @returns {Promise<VeilDecision[]>}
      */
     async decisions() {
-      const [h] = await call('decisions');
+      const [h] = await call(OP_DECISIONS);
       return freeze(h.decisions ?? []);
     }
 
@@ -2028,7 +1978,7 @@
      * @returns {Promise<VeilItem[]>}
      */
     async items(callId) {
-      const [h] = await call('items');
+      const [h] = await call(OP_ITEMS);
       return (h.items ?? []).filter((i) => callId === undefined || i.callId === str(callId)).map(toItem);
     }
 
@@ -2043,9 +1993,9 @@
     reveal(handle) {
       if (!navigator.userActivation?.isActive)
         return Promise.resolve(refused('activation', 'Revealing a value needs a click or a key press.'));
-      return call('reveal', { handle: str(handle) }).then(([h, b]) =>
+      return call(OP_REVEAL, { handle: str(handle) }).then(([h, b]) =>
         h.error
-          ? h.error.name === 'NotFoundError'
+          ? h.error.name === ERR_NOT_FOUND
             ? refused('notfound', 'This value is no longer held: it expired or was forgotten.')
             : refused('error', 'The value could not be revealed.')
           : h.kind === 'reference'
@@ -2060,7 +2010,7 @@
      * @returns {Promise<boolean>}
      */
     async forget(handle) {
-      const [h] = await call('forget', { handle: str(handle) });
+      const [h] = await call(OP_FORGET, { handle: str(handle) });
       if (h.ok) this.dispatchEvent(new CustomEvent('forgotten', { detail: { handle: str(handle) } }));
       return !!h.ok;
     }
