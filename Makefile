@@ -40,7 +40,8 @@ deps:
 WASMTEST := PATH="$(WASMPATH)" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/...
 TSC      := node_modules/.bin/tsc --strict -p js/types
 
-## test: everything: native Go tests, Redis and Chromium suites, wasm tests under Node, tsc;
+## test: everything: native Go tests, Redis and Chromium suites, wasm tests under Node, tsc,
+## the runtime's pure modules under node --test;
 ## ends with a line per suite, the total, and each skipped test with its reason
 test: deps node_modules/.package-lock.json
 	$(GO) vet ./... ./.ci/testsummary
@@ -49,7 +50,8 @@ test: deps node_modules/.package-lock.json
 	  'native=$(GO) test -json -count=1 ./... ./.ci/testsummary' \
 	  -as redeem/redisstore=redis -as e2e=browser \
 	  'wasm=$(WASMTEST) -json' \
-	  'types=$(TSC)'
+	  'types=$(TSC)' \
+	  'node=node --test js/webmcp/test/*.test.js'
 
 ## test-go: the native Go tests but the browser suite (no browser needed; Redis's run)
 test-go: deps

@@ -1,5 +1,5 @@
-// Package ops is the contract between the page's glue (js/webmcp.js) and
-// the engine: the ops the glue sends, their headers and replies, the
+// Package ops is the contract between the page's glue (js/webmcp/,
+// bundled into dist/webmcp.js) and the engine: the ops the glue sends, their headers and replies, the
 // names of the errors a reply carries, and the one failure reply. A
 // [Server] answers them over an [engine.Engine]. The package is plain Go,
 // tested natively; the WebAssembly command (package main, the parent
