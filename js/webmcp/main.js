@@ -21,7 +21,7 @@
 /// <reference path="../webmcp.d.ts" />
 'use strict';
 import { FAILURE, ERR_NOT_FOUND, KIND_ABORTED, KIND_EMPTY, KIND_REFUSED, KIND_RETURNED, KIND_TEXT, KIND_THREW, KIND_TIMEDOUT, KIND_UNSERIALIZABLE, OP_CONFIGURE, OP_DECIDE, OP_DECISIONS, OP_FOREIGN, OP_FORGET, OP_INIT, OP_ITEMS, OP_OUTPUT, OP_REGISTER, OP_RESOLVE, OP_REVEAL, OP_SCRUB, OP_SETTLE, OP_UNREGISTER, OUTCOME_ALLOW, OUTCOME_BLOCK, OUTCOME_CONFIRM, OUTCOME_NOTICE, OUTCOME_RESOLVE } from './contract.js';
-import { noop, str, isObject, toError, failure, messageOf } from './util.js';
+import { noop, str, isObject, toError, failure, messageOf, freeze, abortOf } from './util.js';
 import { originOf, parseOrigins } from './origins.js';
 
 (() => {
@@ -654,8 +654,6 @@ import { originOf, parseOrigins } from './origins.js';
   // veil namespace shows, as the engine reported it.
   /** @type {{confirm?: Function, notice?: Function}} */
   const conf = {};
-  /** Freezes plain data, deeply. */
-  const freeze = (v) => (isObject(v) && !Object.isFrozen(v) && (Object.values(v).forEach(freeze), Object.freeze(v)), v);
   const emit = (type, detail) => ns.dispatchEvent(new CustomEvent(type, { detail }));
   let trust = null;
   /** Whether an engine's scrub set held anything: a restart must know. */
@@ -712,14 +710,6 @@ import { originOf, parseOrigins } from './origins.js';
   const TIMEOUT = Symbol();
   /** A failure worth one retry of an idempotent tool. */
   const transient = (e) => e?.transient === true || ['NetworkError', 'TimeoutError'].includes(e?.name);
-
-  /**
-   * abortOf settles with false when the caller aborts: a call waiting for
-   * resolve or for the user stops waiting, as Chromium's does.
-   * @param {AbortSignal|undefined} signal
-   * @returns {Promise<false>}
-   */
-  const abortOf = (signal) => new Promise((r) => signal?.addEventListener('abort', () => r(false), { once: true }));
 
   /**
    * run executes a registered tool for an agent. Every path by which output
