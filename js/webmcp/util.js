@@ -20,3 +20,14 @@ export const messageOf = (e) => {
     return '';
   }
 };
+
+/** Freezes plain data, deeply. */
+export const freeze = (v) => (isObject(v) && !Object.isFrozen(v) && (Object.values(v).forEach(freeze), Object.freeze(v)), v);
+
+/**
+ * abortOf settles with false when the caller aborts: a call waiting for
+ * resolve or for the user stops waiting, as Chromium's does.
+ * @param {AbortSignal|undefined} signal
+ * @returns {Promise<false>}
+ */
+export const abortOf = (signal) => new Promise((r) => signal?.addEventListener('abort', () => r(false), { once: true }));

@@ -2,7 +2,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { FAILURE } from '../contract.js';
-import { str, isObject, toError, failure, messageOf } from '../util.js';
+import { str, isObject, toError, failure, messageOf, freeze, abortOf } from '../util.js';
 
 test('isObject: objects and functions', () => {
   for (const v of [{}, [], () => {}, new Map(), Object.create(null)]) assert.equal(isObject(v), true);
@@ -40,4 +40,20 @@ test('messageOf never throws', () => {
   assert.equal(messageOf({ get message() { throw new Error(); } }), '');
   assert.equal(messageOf({ toString() { throw new Error(); } }), '');
   assert.equal(messageOf(Object.create(null)), '');
+});
+
+test('freeze freezes plain data deeply, and returns it', () => {
+  const v = { a: { b: [1, { c: 2 }] }, d: 'x' };
+  assert.equal(freeze(v), v);
+  assert.ok(Object.isFrozen(v) && Object.isFrozen(v.a) && Object.isFrozen(v.a.b) && Object.isFrozen(v.a.b[1]));
+  for (const p of [null, undefined, 1, 'x']) assert.equal(freeze(p), p);
+});
+
+test('abortOf settles with false on abort, and never without a signal', async () => {
+  const c = new AbortController();
+  const p = abortOf(c.signal);
+  c.abort();
+  assert.equal(await p, false);
+  const none = await Promise.race([abortOf(undefined), new Promise((r) => setTimeout(r, 10, 'pending'))]);
+  assert.equal(none, 'pending');
 });

@@ -1,0 +1,44 @@
+// The runtime's options, as the script tag that loaded it gives them, and
+// the folder of its other files.
+
+/** The script tag, taken before anything else runs: a bundle's first statements still see it. */
+export const script = /** @type {HTMLScriptElement|null} */ (document.currentScript);
+// The folder of the runtime's other files: the one <meta name="veil-base">
+// names, else this script's own. A module or a bundle has no current
+// script, and without the meta looks in the page's own folder; an error
+// that a file did not load names the URL it tried.
+const META = 'meta[name="veil-base"]';
+export const meta = document.head?.querySelector(META)?.getAttribute('content')?.trim();
+/** The folder, as locate found it at start-up. */
+export let base = '';
+/** start finds the folder; a <meta name="veil-base"> that names none is reported. */
+export const start = () => {
+  if (meta)
+    try {
+      const u = new URL(meta, document.baseURI);
+      if (!u.pathname.endsWith('/')) u.pathname += '/';
+      return void (base = u.href);
+    } catch {
+      console.error(`veil: <meta name="veil-base" content=${JSON.stringify(meta)}> does not name a folder, so the runtime's files are looked for ${script?.src ? 'beside webmcp.js' : "in the page's folder"}`);
+    }
+  base = new URL('.', script?.src || document.baseURI).href;
+};
+export const here = (name) => new URL(name, base).href;
+export const forced = script?.dataset.veilMode;
+// How long the engine may take over one output before the call fails.
+export const OUTPUT_TIMEOUT = 30000;
+// ENGINE_TIMEOUT bounds every op, start-up included; output has its own,
+// shorter bound.
+export const ENGINE_TIMEOUT = 60000;
+
+/** The first op of every engine: the page's side of its options. */
+const holdTTL = Number(script?.dataset.veilHoldTtl);
+const scrubLimit = Number(script?.dataset.veilScrubLimit);
+const redeemPath = script?.dataset.veilRedeemPath;
+export const initHeader = () => ({
+  origin: location.origin,
+  baseURL: document.baseURI,
+  ...(holdTTL > 0 && { holdTTLms: holdTTL * 1000 }),
+  ...(scrubLimit > 0 && { maxScrubNeedles: Math.floor(scrubLimit) }),
+  ...(redeemPath && { redeemPath }),
+});

@@ -1,0 +1,148 @@
+// The runtime's own namespace: globalThis.veil, and veil.paths.
+/// <reference path="../webmcp.d.ts" />
+
+import { ERR_NOT_FOUND, OP_CONFIGURE, OP_DECISIONS, OP_FORGET, OP_ITEMS, OP_REVEAL } from './contract.js';
+import { str, toError, freeze } from './util.js';
+import { refused, redeem, toItem } from './reveal.js';
+import { call, ready, mode } from './engine.js';
+import { native } from './mirror.js';
+import { conf, declinePending } from './consent.js';
+import { trust, active } from './session.js';
+
+/** The agent paths, for conformance tests: each executes a tool as an agent would. */
+let paths;
+/** The policy's settings, as the engine last reported them: an engine started again resumes from them. */
+export let settings = null;
+
+class Veil extends EventTarget {
+  /** Resolves once the engine runs; rejects if it can't start (naming the files that did not load). */
+  get ready() {
+    return ready;
+  }
+  /** Where the engine runs: "worker" or "main". */
+  get mode() {
+    return mode;
+  }
+  get paths() {
+    return paths;
+  }
+
+  /**
+   * Sets the risk policy and how the page asks the user. Keys left out
+   * keep their value; null restores a default.
+   * @param {VeilConfig} options
+   * @returns {Promise<void>}
+   */
+  async configure(options = {}) {
+    const { confirm, notice, ...rest } = options ?? {};
+    for (const [k, f] of [['confirm', confirm], ['notice', notice]])
+      if (f != null && typeof f !== 'function') throw new TypeError(`veil.configure: ${k} must be a function`);
+    // JSON has no Infinity or NaN: they would arrive as null, which
+    // restores a default.
+    const json = JSON.stringify(rest, (k, v) => {
+      const n = v instanceof Number ? Number(v) : v;
+      if (typeof n === 'number' && !Number.isFinite(n)) throw new TypeError(`veil.configure: ${k} must be a finite number`);
+      return v;
+    });
+    const [h] = await call(OP_CONFIGURE, json);
+    if (h.error) throw toError(h.error);
+    // Kept for an engine started after this one is lost.
+    settings = h.settings ?? settings;
+    if (confirm !== undefined) conf.confirm = confirm ?? undefined;
+    if (notice !== undefined) conf.notice = notice ?? undefined;
+  }
+
+  /**
+   * Declines every call waiting to be put to the user (not the one being
+   * asked now), and returns how many.
+   * @returns {number}
+   */
+  declinePending() {
+    return declinePending();
+  }
+
+  /** The session's trust state: what has reached the agent. */
+  get trust() {
+    return trust;
+  }
+
+  /** The calls in progress, and what each waits for. */
+  get calls() {
+    return [...active.values()];
+  }
+
+  /**
+   * The decision log, oldest first: rule, facts and outcome of each call.
+   * @returns {Promise<VeilDecision[]>}
+   */
+  async decisions() {
+    const [h] = await call(OP_DECISIONS);
+    return freeze(h.decisions ?? []);
+  }
+
+  /**
+   * Lists what is held for the user, never the values: every call's
+   * items, or those of one call.
+   * @param {string} [callId]
+   * @returns {Promise<VeilItem[]>}
+   */
+  async items(callId) {
+    const [h] = await call(OP_ITEMS);
+    return (h.items ?? []).filter((i) => callId === undefined || i.callId === str(callId)).map(toItem);
+  }
+
+  /**
+   * Reveals one item to the user: a withheld value from the engine, a
+   * secret_reference by a GET of its redeemUrl. It needs transient user
+   * activation (a click or a key press), and it never rejects: it
+   * resolves with {ok: true, value} or {ok: false, reason, message}.
+   * @param {string} handle
+   * @returns {Promise<VeilRevealResult>}
+   */
+  reveal(handle) {
+    if (!navigator.userActivation?.isActive)
+      return Promise.resolve(refused('activation', 'Revealing a value needs a click or a key press.'));
+    return call(OP_REVEAL, { handle: str(handle) }).then(([h, b]) =>
+      h.error
+        ? h.error.name === ERR_NOT_FOUND
+          ? refused('notfound', 'This value is no longer held: it expired or was forgotten.')
+          : refused('error', 'The value could not be revealed.')
+        : h.kind === 'reference'
+          ? redeem(h.redeemUrl)
+          : { ok: true, value: b },
+    );
+  }
+
+  /**
+   * Wipes one item and resolves with whether it was held.
+   * @param {string} handle
+   * @returns {Promise<boolean>}
+   */
+  async forget(handle) {
+    const [h] = await call(OP_FORGET, { handle: str(handle) });
+    if (h.ok) this.dispatchEvent(new CustomEvent('forgotten', { detail: { handle: str(handle) } }));
+    return !!h.ok;
+  }
+}
+export const ns = new Veil();
+
+/** start makes the agent paths and puts the namespace on the page. */
+export const start = () => {
+  paths = Object.freeze(
+    [
+      ['document.modelContext.executeTool', (n, j) => document.modelContext.executeTool({ name: n, description: '', window, origin: location.origin }, JSON.parse(j))],
+      ['navigator.modelContext.executeTool', (n, j) => navigator.modelContext.executeTool({ name: n, description: '', window, origin: location.origin }, JSON.parse(j))],
+      ['navigator.modelContextTesting.executeTool', (n, j) => navigator.modelContextTesting.executeTool(n, j)],
+      native?.executeTool && [
+        'native executeTool',
+        async (n, j) => {
+          const t = (await native.getTools()).find((t) => t.name === n && t.window === window);
+          return native.executeTool(t, JSON.parse(j));
+        },
+      ],
+    ]
+      .filter(Boolean)
+      .map(([name, execute]) => Object.freeze({ name, execute })),
+  );
+  Object.defineProperty(globalThis, 'veil', { value: ns, configurable: true });
+};
