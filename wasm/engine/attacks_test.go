@@ -416,3 +416,26 @@ func TestAttackShortValueTrimmed(t *testing.T) {
 		}
 	}
 }
+
+// Rule (d), short values in base64: the base64 of a value of four to six
+// characters is a word-like run that is not decoded, so it is looked for
+// as written; a backend that lowers or raises the value before encoding
+// it writes another run ("B70Z" is "QjcwWg", "b70z" is "Yjcweg").
+func TestAttackShortValueBase64OtherCase(t *testing.T) {
+	tests := []struct{ withheld, later, run string }{
+		{"B70Z", "token Yjcweg==", "Yjcweg"},                  // base64 of b70z
+		{"B70Z", `{"pw":"Yjcweg%3D%3D"}`, "Yjcweg"},           // the same, its padding percent-encoded
+		{"b70z", "QjcwWg", "QjcwWg"},                          // base64 of B70Z, unpadded
+		{"Pin9x", "cGluOXg=", "cGluOXg"},                      // base64 of pin9x
+		{"Pin9x", "UElOOVg", "UElOOVg"},                       // base64url of PIN9X
+		{"Pin9x", "seen: dXNlcjpwaW45eA==", "dXNlcjpwaW45eA"}, // user:pin9x, as in a Basic credential
+	}
+	for _, tt := range tests {
+		e := rtEngine(t, nil, rtCreateKey, rtListLog)
+		rtWithhold(t, e, tt.withheld)
+		res := e.OutputOf("list_log", engine.Outcome{Kind: engine.Text, Data: tt.later})
+		if res.Err == nil && strings.Contains(res.Agent, tt.run) {
+			t.Errorf("withheld %q: %s reached the agent as %s", tt.withheld, tt.later, res.Agent)
+		}
+	}
+}

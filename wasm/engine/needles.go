@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/base64"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -104,10 +105,20 @@ func (s *scrubSet) addText(v string) {
 	if len(v) >= 4 && len(v) <= maxShortBase64 {
 		// The base64 of a short value alone is a word-like run of six to
 		// eight characters ("Qjcweg"), which binary.go does not decode:
-		// it is found as written instead.
-		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-			b := enc.AppendEncode(buf[:0], []byte(v))
-			s.exact.add(lowerBytes(b), boundNone, 0, 0)
+		// it is found as written instead, for the value as written and in
+		// lower and upper case (the value itself is found in any case, and
+		// backends write it lowered or raised: "Yjcweg" is "b70z").
+		forms := []string{v}
+		for _, f := range []string{strings.ToLower(v), strings.ToUpper(v)} {
+			if !slices.Contains(forms, f) {
+				forms = append(forms, f)
+			}
+		}
+		for _, f := range forms {
+			for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+				b := enc.AppendEncode(buf[:0], []byte(f))
+				s.exact.add(lowerBytes(b), boundNone, 0, 0)
+			}
 		}
 	}
 	if sk := appendSkeleton(buf[:0], v); len(sk) >= minSkeleton {
