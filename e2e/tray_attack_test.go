@@ -2,18 +2,14 @@ package e2e
 
 import (
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/veilmcp/veil/demo/demoserver"
 )
 
 // The tray while a redemption is on its way, and a tray the page renders
@@ -25,14 +21,7 @@ import (
 // redeemed (a slow network): the secret is spent when the request comes.
 func slowRedeemSite(t *testing.T, holdTTL string, delay time.Duration) *traySite {
 	t.Helper()
-	if skipReason != "" {
-		t.Skip(skipReason)
-	}
-	h, err := demoserver.New(&demoserver.Options{
-		Dist:   os.DirFS(distDir),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	require.NoError(t, err, "demoserver.New")
+	h := demoHandler(t)
 	s := &traySite{redeems: map[string]int{}, open: func() {}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/redeem/") {

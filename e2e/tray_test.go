@@ -47,9 +47,9 @@ type traySite struct {
 	open    func()
 }
 
-// newTraySite starts the demo site for one test. With hold, every request
-// for the engine's WebAssembly waits until release is called.
-func newTraySite(t *testing.T, hold bool) *traySite {
+// demoHandler is the demo site's handler, quiet, serving the suite's
+// runtime; it skips the test where the browser tests are skipped.
+func demoHandler(t *testing.T) http.Handler {
 	t.Helper()
 	if skipReason != "" {
 		t.Skip(skipReason)
@@ -59,6 +59,14 @@ func newTraySite(t *testing.T, hold bool) *traySite {
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	require.NoError(t, err, "demoserver.New")
+	return h
+}
+
+// newTraySite starts the demo site for one test. With hold, every request
+// for the engine's WebAssembly waits until release is called.
+func newTraySite(t *testing.T, hold bool) *traySite {
+	t.Helper()
+	h := demoHandler(t)
 	s := &traySite{redeems: map[string]int{}, open: func() {}}
 	if hold {
 		s.gate = make(chan struct{})
