@@ -35,11 +35,23 @@ func (w *walker) embeddedValues(start *sstate) bool {
 	return found
 }
 
+// mayHoldJSON reports whether str has a byte that JSON text in it starts
+// with or is quoted by: a brace, a bracket or a quote. Most strings have
+// none, and every string of a view is asked.
+func mayHoldJSON(str string) bool {
+	for i := 0; i < len(str); i++ {
+		if c := str[i]; c == '{' || c == '[' || c == '"' {
+			return true
+		}
+	}
+	return false
+}
+
 // jsonTextValues reads each JSON value written in str against the schema
 // (embeddedValues), at depth of JSON text in JSON text, and reports
 // whether the schema makes any of it sensitive.
 func (w *walker) jsonTextValues(str string, start *sstate, depth int) bool {
-	if depth > maxEmbeddedDepth || !strings.ContainsAny(str, "{[\"") {
+	if depth > maxEmbeddedDepth || !mayHoldJSON(str) {
 		return false
 	}
 	found := false
