@@ -184,9 +184,9 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
     #count;
     #status;
     #lost;
-    /** @type {Map<string, any>} callId -> group */
+    /** @type {Map<string, any>} call id -> group */
     #groups = new Map();
-    /** @type {Map<string, number>} callId -> order of arrival, for calls heard of by a held event */
+    /** @type {Map<string, number>} call id -> order of arrival, for calls heard of by a held event */
     #arrived = new Map();
     #seq = 0;
     /** For the ids of the rows' questions. */
@@ -240,7 +240,7 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       this.#off = new AbortController();
       trays.add(this);
       const signal = this.#off.signal;
-      v.addEventListener('held', (e) => ((this.#lost.hidden = true), this.#sync(e.detail?.callId)), { signal });
+      v.addEventListener('held', (e) => ((this.#lost.hidden = true), this.#sync(e.detail?.call)), { signal });
       // The engine that held the values is gone, and they with it.
       v.addEventListener('enginelost', () => this.#engineLost(), { signal });
       v.addEventListener('forgotten', () => this.#sync(), { signal });
@@ -301,8 +301,8 @@ white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto}
       const all = [...items, ...more.values()];
       const byCall = new Map();
       for (const it of all) {
-        if (!byCall.has(it.callId)) byCall.set(it.callId, []);
-        byCall.get(it.callId).push(it);
+        if (!byCall.has(it.call)) byCall.set(it.call, []);
+        byCall.get(it.call).push(it);
       }
       const focused = this.#root.activeElement;
       for (const [id, g] of this.#groups) if (!byCall.has(id)) this.#drop(g), this.#groups.delete(id);

@@ -418,7 +418,7 @@ declare global {
     /** Opaque; names the item to veil.reveal and veil.forget. */
     handle: string;
     /** The call that withheld it. */
-    callId: string;
+    call: string;
     /** The tool's name. */
     tool: string;
     /** A withheld value, or a secret_reference redeemed from the server. */
@@ -479,9 +479,9 @@ declare global {
   interface VeilEventMap {
     /**
      * A call withheld values or references; they are held for the user.
-     * veil.items(callId) lists them.
+     * veil.items(call) lists them.
      */
-    held: CustomEvent<{ readonly tool: string; readonly callId: string; readonly count: number }>;
+    held: CustomEvent<{ readonly tool: string; readonly call: string; readonly count: number }>;
     /** veil.forget wiped an item. */
     forgotten: CustomEvent<{ readonly handle: string }>;
     /** A tool returned secret_reference items that are not valid. */
@@ -713,7 +713,7 @@ declare global {
     readonly paths: readonly VeilPath[];
 
     /** What is held for the user, soonest to expire first: every call's items, or one call's. */
-    items(callId?: string): Promise<VeilItem[]>;
+    items(call?: string): Promise<VeilItem[]>;
     /**
      * Reveals one item: a withheld value from the runtime's memory, or a
      * secret_reference's value by a same-origin GET of its redeemUrl

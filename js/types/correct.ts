@@ -329,8 +329,8 @@ veil.removeEventListener('callchange', listener);
 // ---- Reveal API --------------------------------------------------------------
 
 let item: VeilItem | undefined;
-veil.addEventListener('held', async ({ detail: { tool, callId, count } }) => {
-  const items = await veil.items(callId); // veil.items() lists every call
+veil.addEventListener('held', async ({ detail: { tool, call, count } }) => {
+  const items = await veil.items(call); // veil.items() lists every call
   console.log(tool, count, items.length);
   item = items[0];
 });
@@ -338,7 +338,7 @@ for (const i of await veil.items()) {
   const kind: 'value' | 'reference' = i.kind;
   const left = i.expires - Date.now();
   const redeemable = i.redeemBy === undefined ? null : i.redeemBy - Date.now();
-  console.log(i.handle, i.callId, i.tool, kind, i.label, i.pointer, left, redeemable);
+  console.log(i.handle, i.call, i.tool, kind, i.label, i.pointer, left, redeemable);
 }
 
 button.onclick = async () => {

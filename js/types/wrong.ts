@@ -234,7 +234,7 @@ veil.addEventListener('helds', () => {});
 // @ts-expect-error toolchange is the registry's event (document.modelContext), not veil's
 veil.addEventListener('toolchange', () => {});
 
-// @ts-expect-error the held event carries {tool, callId, count}; the values come from veil.items
+// @ts-expect-error the held event carries {tool, call, count}; the values come from veil.items
 veil.addEventListener('held', (e: CustomEvent<{ items: VeilItem[] }>) => e.detail.items);
 
 veil.addEventListener('held', ({ detail }) => {
@@ -327,7 +327,7 @@ if (veil.calls[0].state === 'waiting') console.log(veil.calls);
 await veil.reveal(item);
 
 // @ts-expect-error forget takes the item's handle, not its call
-await veil.forget({ callId: item.callId });
+await veil.forget({ call: item.call });
 
 {
   const r = await veil.reveal(item.handle);

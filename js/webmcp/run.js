@@ -245,8 +245,8 @@ const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
         // "same": the engine passed the output as it came; the page's own
         // string keeps what Go's UTF-8 would not (a lone surrogate).
         else resolve(h.same ? sent : b);
-        // Light on purpose: a call can hold thousands of values; the page asks veil.items(callId).
-        if (h.held) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, callId: id, count: h.held } }));
+        // Light on purpose: a call can hold thousands of values; the page asks veil.items(call).
+        if (h.held) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, call: id, count: h.held } }));
         if (h.invalid?.length) {
           // A count only: the reasons name pointers, and agents read the console.
           console.warn(`veil: tool ${q} returned ${h.invalid.length} invalid secret reference(s); see the invalidreference event`);

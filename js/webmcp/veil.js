@@ -83,12 +83,12 @@ class Veil extends EventTarget {
   /**
    * Lists what is held for the user, never the values: every call's
    * items, or those of one call.
-   * @param {string} [callId]
+   * @param {string} [call]
    * @returns {Promise<VeilItem[]>}
    */
-  async items(callId) {
+  async items(call) {
     const [h] = await call(OP_ITEMS);
-    return (h.items ?? []).filter((i) => callId === undefined || i.callId === str(callId)).map(toItem);
+    return (h.items ?? []).filter((i) => call === undefined || i.call === str(call)).map(toItem);
   }
 
   /**

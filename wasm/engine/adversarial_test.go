@@ -122,7 +122,7 @@ func BenchmarkAdversarial(b *testing.B) {
 			b.SetBytes(int64(len(shape.data)))
 			for b.Loop() {
 				res := e.OutputOf("t", Outcome{Kind: Returned, Data: shape.data})
-				e.forgetCall(res.CallID)
+				e.forgetCall(res.Call)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(naive.Nanoseconds()), "parse")
 		})

@@ -171,7 +171,7 @@ type Outcome struct {
 // It never carries the value.
 type Item struct {
 	Handle  string `json:"handle"`
-	CallID  string `json:"callId"`
+	Call    string `json:"call"`
 	Tool    string `json:"tool"`
 	Kind    string `json:"kind"` // "value" or "reference"
 	Label   string `json:"label"`
@@ -189,9 +189,9 @@ type Result struct {
 	Agent string
 	// Err, when not nil, is what executeTool rejects with.
 	Err *Error
-	// CallID is the id Decide gave the call. Its held items are listed
+	// Call is the id Decide gave the call. Its held items are listed
 	// under it.
-	CallID string
+	Call string
 	// Held counts the items held for the user's reveal flow; Engine.Items
 	// lists them (a call can hold thousands, so they are not listed here).
 	Held int

@@ -61,7 +61,7 @@ func BenchmarkOutput(b *testing.B) {
 					b.Fatal(res.Err)
 				}
 				// Keep the vault from growing across iterations.
-				e.forgetCall(res.CallID)
+				e.forgetCall(res.Call)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(naive.Nanoseconds()), "naive")
 		})
@@ -143,7 +143,7 @@ func BenchmarkStages(b *testing.B) {
 			w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), set: &scrubSet{}}
 			w.walk(0, t.output.start, true)
 			res := w.build()
-			e.forgetCall(res.CallID)
+			e.forgetCall(res.Call)
 		}
 	})
 }
@@ -264,6 +264,6 @@ func BenchmarkEchoes(b *testing.B) {
 		if res.Err != nil || res.Agent == data {
 			b.Fatal("the echoes were not removed", res.Err)
 		}
-		e.forgetCall(res.CallID)
+		e.forgetCall(res.Call)
 	}
 }

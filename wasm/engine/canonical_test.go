@@ -84,7 +84,7 @@ func TestEchoesThroughEncoders(t *testing.T) {
 							}
 						}
 					}
-					e.forgetCall(res.CallID)
+					e.forgetCall(res.Call)
 				}
 			}
 		}

@@ -220,7 +220,7 @@ func TestReferenceHeldUntilItsTTL(t *testing.T) {
 func heldItems(e *Engine, res Result) []Item {
 	var out []Item
 	for _, it := range e.Items() {
-		if it.CallID == res.CallID && res.CallID != "" {
+		if it.Call == res.Call && res.Call != "" {
 			out = append(out, it)
 		}
 	}
@@ -237,17 +237,17 @@ func TestHeldBytesBound(t *testing.T) {
 	for i := range 5 {
 		res := e.OutputOf("t", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"v":"%d%s"}`, i, strings.Repeat("x", 1500))})
 		require.Nil(t, res.Err)
-		calls = append(calls, res.CallID)
+		calls = append(calls, res.Call)
 	}
 	held := 0
 	for _, it := range e.Items() {
 		held += len(it.Pointer) + 1501
-		assert.NotEqual(t, calls[0], it.CallID, "the oldest call's items went first")
+		assert.NotEqual(t, calls[0], it.Call, "the oldest call's items went first")
 	}
 	assert.LessOrEqual(t, held, 4096)
 	items := e.Items()
 	require.NotEmpty(t, items)
-	assert.Equal(t, calls[4], items[len(items)-1].CallID, "the newest call is held")
+	assert.Equal(t, calls[4], items[len(items)-1].Call, "the newest call is held")
 	v, err := e.Reveal(items[len(items)-1].Handle)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(v.Value, "4x"))

@@ -40,7 +40,7 @@ func (e *Engine) startUndecided(name string, o Outcome) (riskCall, *Result) {
 		rs.log.Add(risk.Entry{Call: id, Tool: t.name, Time: e.opts.Now(), Outcome: "block", Rule: risk.RuleUndecided, Facts: facts})
 		rs.mu.Unlock()
 		r := refusal(t.name, risk.RuleUndecided, "blocked")
-		r.CallID = id
+		r.Call = id
 		return riskCall{id: id}, &r
 	}
 	rs.mu.Unlock()

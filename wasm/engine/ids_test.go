@@ -23,10 +23,10 @@ func TestOneCallID(t *testing.T) {
 	assert.Equal(t, d.Call, d.Entry.Call, "the log entry's call")
 	res := e.OutputOf("key", Outcome{Kind: Returned, Data: `{"k":"v-123456"}`, Call: d.Call})
 	require.Nil(t, res.Err)
-	assert.Equal(t, d.Call, res.CallID, "Output(...).CallID")
+	assert.Equal(t, d.Call, res.Call, "Output(...).Call")
 	items := e.Items()
 	require.Len(t, items, 1)
-	assert.Equal(t, d.Call, items[0].CallID, "the held item's call")
+	assert.Equal(t, d.Call, items[0].Call, "the held item's call")
 	assert.Equal(t, d.Call+".0", items[0].Handle)
 
 	// A call whose output passes unchanged keeps its id too.
@@ -34,19 +34,19 @@ func TestOneCallID(t *testing.T) {
 	require.NoError(t, err)
 	res = e.OutputOf("plain", Outcome{Kind: Returned, Data: `{"ok":1}`, Call: d.Call})
 	assert.True(t, res.Unchanged)
-	assert.Equal(t, d.Call, res.CallID)
+	assert.Equal(t, d.Call, res.Call)
 
 	// So does a refused one.
 	d, err = e.Decide("plain", `{}`, Resolution{})
 	require.NoError(t, err)
 	res = e.OutputOf("plain", Outcome{Kind: Refused, Call: d.Call})
-	assert.Equal(t, d.Call, res.CallID)
+	assert.Equal(t, d.Call, res.Call)
 
 	// Output used directly, with no decision, gives the call an id.
 	res = e.OutputOf("key", Outcome{Kind: Returned, Data: `{"k":"v-654321"}`})
 	require.Nil(t, res.Err)
-	require.NotEmpty(t, res.CallID)
-	assert.NotEqual(t, d.Call, res.CallID)
+	require.NotEmpty(t, res.Call)
+	assert.NotEqual(t, d.Call, res.Call)
 	assert.Len(t, e.Items(), 2)
 }
 

@@ -59,7 +59,7 @@ func (e *Engine) output(c riskCall, o Outcome) (res Result) {
 	o.Call = c.id
 	defer func() {
 		res = e.finishOutput(c, o, res)
-		res.CallID = c.id
+		res.Call = c.id
 		// Asked of the set, not of the view: a view that failed may have
 		// added to it.
 		res.Scrubbing = e.session.isActive()

@@ -29,7 +29,7 @@ func (e *Engine) startOutput(o Outcome) (riskCall, *Result) {
 	delete(rs.calls, o.Call)
 	rs.mu.Unlock()
 	refused := func(r Result) (riskCall, *Result) {
-		r.CallID = o.Call
+		r.Call = o.Call
 		return riskCall{id: o.Call}, &r
 	}
 	if c == nil {

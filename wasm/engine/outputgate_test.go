@@ -236,7 +236,7 @@ func TestOutputByCall(t *testing.T) {
 		}
 		res = e.OutputOf("", Outcome{Kind: Returned, Data: `{"key":"` + secret + `"}`, Call: id})
 		require.Nil(t, res.Err, then)
-		assert.Equal(t, id, res.CallID, then)
+		assert.Equal(t, id, res.Call, then)
 		assert.NotContains(t, res.Agent, secret, "%s: the call's own registration's rules apply", then)
 		assert.Equal(t, 1, res.Held, then)
 		if then == "replaced" {

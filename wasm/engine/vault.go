@@ -195,7 +195,7 @@ func (c *heldCall) item(i int) Item {
 	it := &c.items[i]
 	t := c.timesOf(i)
 	out := Item{
-		Handle: c.id + "." + strconv.Itoa(i), CallID: c.id, Tool: c.tool, Kind: it.kind.String(),
+		Handle: c.id + "." + strconv.Itoa(i), Call: c.id, Tool: c.tool, Kind: it.kind.String(),
 		Label: c.text(c.labelOf(it)), Pointer: c.text(it.pointer), Expires: c.epoch.Add(t.expires),
 	}
 	if t.redeemBy != 0 {
@@ -256,7 +256,7 @@ func (e *Engine) Items() []Item {
 		if c := a.Expires.Compare(b.Expires); c != 0 {
 			return c
 		}
-		if c := strings.Compare(a.CallID, b.CallID); c != 0 {
+		if c := strings.Compare(a.Call, b.Call); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Pointer, b.Pointer)

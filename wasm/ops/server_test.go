@@ -318,7 +318,7 @@ func TestHeldItemOps(t *testing.T) {
 	var items ItemsReply
 	require.NoError(t, json.Unmarshal([]byte(h), &items))
 	require.Len(t, items.Items, 1)
-	assert.Equal(t, d.Call, items.Items[0].CallID, "the items are held under the call's id")
+	assert.Equal(t, d.Call, items.Items[0].Call, "the items are held under the call's id")
 	h, b = s.Handle(Reveal, `{"handle":"`+items.Items[0].Handle+`"}`, "")
 	assert.JSONEq(t, `{"kind":"value"}`, h)
 	assert.Equal(t, `{"key":"sk-live-123456"}`, b, "the whole output, withheld, revealed to the user")
