@@ -152,10 +152,15 @@ func contractNames() (map[string]string, map[string]string, error) {
 		return nil, nil, err
 	}
 	names, define := map[string]string{}, map[string]string{}
-	for _, m := range regexp.MustCompile(`(?m)^export const ([A-Z_]+) = '([^'\\]*)';$`).FindAllStringSubmatch(string(b), -1) {
-		names[m[1]] = m[2]
+	// A string constant, or a number (a limit, with its comment).
+	for _, m := range regexp.MustCompile(`(?m)^export const ([A-Z_]+) = (?:'([^'\\]*)'|([0-9]+));(?: //.*)?$`).FindAllStringSubmatch(string(b), -1) {
+		value, literal := m[2], strconv.Quote(m[2])
+		if m[3] != "" {
+			value, literal = m[3], m[3]
+		}
+		names[m[1]] = value
 		if inlined.MatchString(m[1]) {
-			define[m[1]] = strconv.Quote(m[2])
+			define[m[1]] = literal
 		}
 	}
 	if len(names) == 0 {

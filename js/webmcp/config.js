@@ -25,11 +25,6 @@ export const start = () => {
 };
 export const here = (name) => new URL(name, base).href;
 export const forced = script?.dataset.veilMode;
-// How long the engine may take over one output before the call fails.
-export const OUTPUT_TIMEOUT = 30000;
-// ENGINE_TIMEOUT bounds every op, start-up included; output has its own,
-// shorter bound.
-export const ENGINE_TIMEOUT = 60000;
 
 /** The first op of every engine: the page's side of its options. */
 const holdTTL = Number(script?.dataset.veilHoldTtl);

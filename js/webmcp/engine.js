@@ -9,11 +9,11 @@
 // settings and the live registrations. What the lost engine held for
 // the user is gone with it.
 
-import { FAILURE, OP_FOREIGN, OP_INIT, OP_REGISTER } from './contract.js';
+import { FAILURE, OP_FOREIGN, OP_INIT, OP_REGISTER, OP_TIMEOUT_MS } from './contract.js';
 import { noop, toError, freeze } from './util.js';
 import { registrations, unregister } from './registry.js';
 import { scrubbing } from './run.js';
-import { forced, initHeader, ENGINE_TIMEOUT } from './config.js';
+import { forced, initHeader } from './config.js';
 import { trust, setTrust, emit } from './session.js';
 import { startWorker, startMain, missing } from './spawn.js';
 import { foreignTools } from './foreign.js';
@@ -81,7 +81,7 @@ const request = (op, header, body, ms, submit) =>
  * call sends one op to the engine (the ops are package ops's, in Go),
  * starting another engine first if the last was lost.
  */
-export const call = (op, header = {}, body = '', ms = ENGINE_TIMEOUT) =>
+export const call = (op, header = {}, body = '', ms = OP_TIMEOUT_MS) =>
   request(op, header, body, ms, (r) => {
     if (send) return send(r);
     queue.push(r);
@@ -188,7 +188,7 @@ const restart = () => {
   (async () => {
     e = await (mode === 'worker' ? startWorker() : startMain());
     if (e.dead) throw new Error('veil: the new engine ended as it started');
-    const op = (name, header, body = '') => request(name, header, body, ENGINE_TIMEOUT, /** @type {Engine} */ (e).send);
+    const op = (name, header, body = '') => request(name, header, body, OP_TIMEOUT_MS, /** @type {Engine} */ (e).send);
     // A lost engine that had withheld something takes what it would
     // scrub from later outputs with it: the next withholds them whole.
     const init = op(OP_INIT, { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }), ...(scrubbing && { scrubLost: true }) });

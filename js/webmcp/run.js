@@ -2,12 +2,11 @@
 // engine decides, execute runs, the engine makes the output. withhold
 // is a form tool's way to keep values of its answer from the agent.
 
-import { FAILURE, KIND_ABORTED, KIND_EMPTY, KIND_REFUSED, KIND_RETURNED, KIND_TEXT, KIND_THREW, KIND_TIMEDOUT, KIND_UNSERIALIZABLE, OP_DECIDE, OP_OUTPUT, OP_RESOLVE, OP_SCRUB, OP_SETTLE, OUTCOME_ALLOW, OUTCOME_BLOCK, OUTCOME_CONFIRM, OUTCOME_NOTICE, OUTCOME_RESOLVE } from './contract.js';
+import { FAILURE, KIND_ABORTED, KIND_EMPTY, KIND_REFUSED, KIND_RETURNED, KIND_TEXT, KIND_THREW, KIND_TIMEDOUT, KIND_UNSERIALIZABLE, OP_DECIDE, OP_OUTPUT, OP_RESOLVE, OP_SCRUB, OP_SETTLE, OUTCOME_ALLOW, OUTCOME_BLOCK, OUTCOME_CONFIRM, OUTCOME_NOTICE, OUTCOME_RESOLVE, OP_TIMEOUT_MS, OUTPUT_TIMEOUT_MS } from './contract.js';
 import { noop, str, isObject, toError, failure, messageOf, freeze, abortOf } from './util.js';
 import { trust, setTrust, progress, emit } from './session.js';
 import { ActivatedEvent, CancelEvent } from './events.js';
 import { registrations, GONE } from './registry.js';
-import { ENGINE_TIMEOUT, OUTPUT_TIMEOUT } from './config.js';
 import { conf, ask } from './consent.js';
 import { fire } from './context.js';
 import { call, epoch } from './engine.js';
@@ -103,7 +102,7 @@ const runOn = async (lost, name, input, signal) => {
   if (d.outcome === OUTCOME_BLOCK) return refusal;
   const id = d.call;
   let closed = false;
-  const output = (kind, data = '', ms = ENGINE_TIMEOUT) => ((closed = true), op(OP_OUTPUT, { call: id, kind }, data, ms));
+  const output = (kind, data = '', ms = OP_TIMEOUT_MS) => ((closed = true), op(OP_OUTPUT, { call: id, kind }, data, ms));
   try {
     return await runDecided(lost, op, name, input, signal, d, entry, output);
   } catch (e) {
@@ -236,7 +235,7 @@ const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
         sent = data;
         // The engine knows the call's registration: if it is gone, with
         // its rules, the answer is an error.
-        return output(kind, data, OUTPUT_TIMEOUT);
+        return output(kind, data, OUTPUT_TIMEOUT_MS);
       })
       .then(([h, b]) => {
         if (done) return;

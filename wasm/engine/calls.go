@@ -55,9 +55,19 @@ type decided struct {
 	deadline time.Time
 }
 
+// The page's bounds on the ops it sends, which the page's glue takes from
+// the contract (wasm/ops, js/webmcp/contract.js) rather than setting its
+// own: past OpTimeout the page stops waiting for any op, start-up
+// included, and fails what waited; past OutputTimeout, for the op that
+// makes a call's agent view.
+const (
+	OpTimeout     = time.Minute
+	OutputTimeout = 30 * time.Second
+)
+
 // callGrace is how long after its timeout a call's last op may take to
-// arrive.
-const callGrace = time.Minute
+// arrive: the page waits no longer for any op.
+const callGrace = OpTimeout
 
 // deadline is when a call of annotations a, starting now, has surely
 // ended.
