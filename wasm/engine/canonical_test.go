@@ -252,7 +252,7 @@ func TestScrubKeepsJSONText(t *testing.T) {
 	mustRegister(t, e, `{"name":"t","description":"d","outputSchema":{"type":"object","properties":{"pin":{"x-sensitive":true},"pw":{"x-sensitive":true}}}}`)
 	texts := []string{
 		`{"pin":4471,"user":"Ada"}`,
-		`[4471,"Ada",{"n":4471.0}]`,
+		`{"list":[4471,{"n":4471.0}],"user":"Ada"}`,
 		`{"by":{"tok-Müller-9":1},"user":"Ada"}`,
 		`{"record":"{\"pw\":\"tok-M\\u00fcller-9\",\"pin\":4471}","user":"Ada"}`,
 		"{\n  \"pw\": \"tok-M\\u00fcller-9\",\n  \"user\": \"Ada\"\n}",

@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // This file reads JSON text written in a string (a text item holding the
 // result's JSON, JSON Lines, JSON quoted in a sentence) as the value the
@@ -28,8 +31,20 @@ func (w *walker) embeddedValues(start *sstate) bool {
 		case withhold:
 			withheldUntil = max(withheldUntil, int(tr.nodes[i].next))
 		}
-		if tr.nodes[i].kind == kString && w.jsonTextValues(tr.str(i), start, 0) && i >= withheldUntil {
+		if tr.nodes[i].kind != kString {
+			continue
+		}
+		var left leftovers
+		if w.jsonTextValues(tr.str(i), start, 0, &left) && i >= withheldUntil {
 			found = true
+			switch {
+			case left.literal:
+				// true, false or null: no search of the string can take
+				// them out of it alone.
+				w.withhold(i)
+			case len(left.short) > 0:
+				w.localSet(i).addShort(left.short)
+			}
 		}
 	}
 	return found
@@ -50,7 +65,8 @@ func mayHoldJSON(str string) bool {
 // jsonTextValues reads each JSON value written in str against the schema
 // (embeddedValues), at depth of JSON text in JSON text, and reports
 // whether the schema makes any of it sensitive.
-func (w *walker) jsonTextValues(str string, start *sstate, depth int) bool {
+// What the session's set cannot take is noted in left.
+func (w *walker) jsonTextValues(str string, start *sstate, depth int, left *leftovers) bool {
 	if depth > maxEmbeddedDepth || !mayHoldJSON(str) {
 		return false
 	}
@@ -58,7 +74,7 @@ func (w *walker) jsonTextValues(str string, start *sstate, depth int) bool {
 	if t := strings.TrimSpace(str); strings.HasPrefix(t, `"`) {
 		// JSON text stringified again.
 		if sub, err := parseTree(t); err == nil && sub.nodes[0].kind == kString {
-			return w.jsonTextValues(sub.str(0), start, depth+1)
+			return w.jsonTextValues(sub.str(0), start, depth+1, left)
 		}
 	}
 	read, failed := 0, 0
@@ -82,12 +98,78 @@ func (w *walker) jsonTextValues(str string, start *sstate, depth int) bool {
 		sw := &walker{e: w.e, t: w.t, tr: sub, act: make([]action, len(sub.nodes)), set: w.set, viewOnly: w.viewOnlySet(), mode: denyMode}
 		sw.walk(0, start, true)
 		found = found || len(sw.held) > 0
+		left.note(sw)
 		for k := range sub.nodes {
-			if sub.nodes[k].kind == kString && sw.act[k] == keep && w.jsonTextValues(sub.str(k), start, depth+1) {
+			if sub.nodes[k].kind == kString && sw.act[k] == keep && w.jsonTextValues(sub.str(k), start, depth+1, left) {
 				found = true
 			}
 		}
 		pos = begin + max(end, 1)
 	}
 	return found
+}
+
+// leftovers is what the schema makes sensitive in a string's JSON text
+// that the session's set does not take, so that no search of the string
+// would remove it: strings and numbers shorter than minScrubLength, which
+// go from this string alone (short, each with its kind), and true, false
+// and null (literal), which make the string withheld whole.
+type leftovers struct {
+	short   []leftover
+	literal bool
+}
+
+type leftover struct {
+	v      string
+	number bool
+}
+
+// note adds the leaves of the withheld nodes of sw's tree that the
+// session's set does not take.
+func (l *leftovers) note(sw *walker) {
+	tr := sw.tr
+	for _, k := range sw.held {
+		for m := k; m < int(tr.nodes[k].next); m++ {
+			var v string
+			switch tr.nodes[m].kind {
+			case kNull, kBool:
+				l.literal = true
+				continue
+			case kString:
+				v = strings.TrimSpace(tr.str(m))
+			case kNumber:
+				v = tr.text(m)
+			default:
+				continue
+			}
+			if v != "" && (len(v) < minScrubLength || utf8.RuneCountInString(v) < minScrubLength) {
+				l.short = append(l.short, leftover{v, tr.nodes[m].kind == kNumber})
+			}
+		}
+	}
+}
+
+// localSet returns the set of what goes from string node i alone,
+// whatever its length, made when first asked.
+func (w *walker) localSet(i int) *scrubSet {
+	if w.local == nil {
+		w.local = map[int]*scrubSet{}
+	}
+	l := w.local[i]
+	if l == nil {
+		l = &scrubSet{noMin: true}
+		w.local[i] = l
+	}
+	return l
+}
+
+// addShort adds short values to a set for one string (noMin).
+func (s *scrubSet) addShort(vs []leftover) {
+	for _, x := range vs {
+		if x.number {
+			s.addNumber(x.v)
+		} else {
+			s.addString(x.v)
+		}
+	}
 }
