@@ -71,6 +71,11 @@ func (w *walker) jsonTextValues(str string, start *sstate, depth int, left *left
 		return false
 	}
 	found := false
+	if quotesEscaped(str) && w.jsonTextValues(htmlText(str), start, depth+1, left) {
+		// JSON text in an HTML attribute (data-record="{&quot;key&quot;:
+		// …}"), as html.escape and template engines write it.
+		found = true
+	}
 	if t := strings.TrimSpace(str); strings.HasPrefix(t, `"`) {
 		// JSON text stringified again.
 		if sub, err := parseTree(t); err == nil && sub.nodes[0].kind == kString {
@@ -172,4 +177,39 @@ func (s *scrubSet) addShort(vs []leftover) {
 			s.addString(x.v)
 		}
 	}
+}
+
+// quotesEscaped reports whether str writes a quote as an HTML character
+// reference, as JSON text in an HTML attribute has it.
+func quotesEscaped(str string) bool {
+	for i := strings.IndexByte(str, '&'); i >= 0; i = indexByteFrom(str, '&', i+1) {
+		if r, n := decodeCharRef(str, i, nil); n > 0 && string(r) == `"` {
+			return true
+		}
+	}
+	return false
+}
+
+// indexByteFrom is strings.IndexByte from str[from:], as an index of str.
+func indexByteFrom(str string, c byte, from int) int {
+	if j := strings.IndexByte(str[from:], c); j >= 0 {
+		return from + j
+	}
+	return -1
+}
+
+// htmlText decodes the HTML character references of str.
+func htmlText(str string) string {
+	b := make([]byte, 0, len(str))
+	for i := 0; i < len(str); {
+		if str[i] == '&' {
+			if out, n := decodeCharRef(str, i, b); n > 0 {
+				b, i = out, i+n
+				continue
+			}
+		}
+		b = append(b, str[i])
+		i++
+	}
+	return string(b)
 }

@@ -20,7 +20,7 @@ func parsePrefix(src string) (*tree, int, error) {
 	if len(src) > maxSource {
 		return nil, 0, errors.New("the text is too large")
 	}
-	p := &parser{src: src, nodes: make([]node, 0, 8), parent: -1}
+	p := &parser{src: src, nodes: make([]node, 0, 8), parent: -1, nonFinite: true}
 	if err := p.value(span{}, -1); err != nil {
 		return nil, p.pos, err
 	}
@@ -41,6 +41,10 @@ type parser struct {
 	// parent is the container being parsed and count its children so far.
 	parent int32
 	count  int32
+	// nonFinite reads NaN, Infinity and -Infinity, which Python's json
+	// module writes by default and reads back, as null: JSON text in a
+	// string is read as its readers read it, and those hold no value.
+	nonFinite bool
 }
 
 // maxSource is the largest text the reader takes: offsets are 32-bit.
@@ -51,13 +55,24 @@ var parsing func(src string)
 
 // parseTree parses one JSON text. Errors name the byte offset.
 func parseTree(src string) (*tree, error) {
+	return parseText(src, false)
+}
+
+// parseReadable is parseTree for JSON text in a string, read as its
+// readers read it: NaN, Infinity and -Infinity, which Python's json
+// module writes and reads back, are read as null (parser.nonFinite).
+func parseReadable(src string) (*tree, error) {
+	return parseText(src, true)
+}
+
+func parseText(src string, nonFinite bool) (*tree, error) {
 	if parsing != nil {
 		parsing(src)
 	}
 	if len(src) > maxSource {
 		return nil, errors.New("the text is too large")
 	}
-	p := &parser{src: src, nodes: make([]node, 0, countValues(src)), parent: -1}
+	p := &parser{src: src, nodes: make([]node, 0, countValues(src)), parent: -1, nonFinite: nonFinite}
 	p.skipSpace()
 	if err := p.value(span{}, -1); err != nil {
 		return nil, err
@@ -180,6 +195,12 @@ func (p *parser) value(key span, keyStart int) error {
 		n.kind = kBool
 	case c == 'n':
 		if err := p.literal("null"); err != nil {
+			return err
+		}
+		n.kind = kNull
+	case p.nonFinite && (c == 'N' || c == 'I' || c == '-' && strings.HasPrefix(p.src[p.pos:], "-I")):
+		lit := map[byte]string{'N': "NaN", 'I': "Infinity", '-': "-Infinity"}[c]
+		if err := p.literal(lit); err != nil {
 			return err
 		}
 		n.kind = kNull

@@ -97,7 +97,7 @@ func (e *Engine) output(c riskCall, o Outcome) (res Result) {
 			if len(o.Data) > e.opts.MaxOutputBytes {
 				return Result{Err: t.failure(fmt.Sprintf("the output is larger than %d bytes", e.opts.MaxOutputBytes))}
 			}
-			if tr, err := parseTree(o.Data); err == nil && tr.nodes[0].kind >= kArray && e.judgedAsValue(t, tr) {
+			if tr, err := parseReadable(o.Data); err == nil && tr.nodes[0].kind >= kArray && e.judgedAsValue(t, tr) {
 				return e.view(t, tr, Outcome{Kind: Returned, Data: o.Data, Call: o.Call}, c.own)
 			}
 			// Otherwise it is judged as the string it is, whose text may
