@@ -2,6 +2,7 @@ package engine
 
 import (
 	"hash/maphash"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -61,6 +62,17 @@ func siblingJoins(tr *tree, keep func(i int) bool, s *scrubber, cut func(node, a
 					cut(nodes[k], 0, len(strs[k]))
 				}
 				found = true
+			}
+			for _, r := range encodedRuns(strs) {
+				// An encoding cut into lines, one a string: no part of it
+				// can be removed without the rest.
+				held := false
+				if !s.eachEncodedMatch(strings.Join(strs[r[0]:r[1]], ""), 0, func(int, int) bool { held = true; return false }) || held {
+					for k := r[0]; k < r[1]; k++ {
+						cut(nodes[k], 0, len(strs[k]))
+					}
+					found = true
+				}
 			}
 		}
 		strs, nodes = strs[:0], nodes[:0]
@@ -301,4 +313,68 @@ func cutStart(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// encodedRuns returns the runs of two or more consecutive strings that
+// are each written in base64's or hex's alphabet alone, as a backend cuts
+// an encoding into lines of one string each (["LS0tLS1CRUdJTiBB",
+// "WT1za19saXZl…"]), as [first, end) indices.
+func encodedRuns(strs []string) [][2]int {
+	var runs [][2]int
+	first := -1
+	for k := 0; k <= len(strs); k++ {
+		if k < len(strs) && encodingLine(strs[k]) {
+			if first < 0 {
+				first = k
+			}
+			continue
+		}
+		if first >= 0 && k-first >= 2 {
+			runs = append(runs, [2]int{first, k})
+		}
+		first = -1
+	}
+	return runs
+}
+
+// encodingLine reports whether str, of four bytes or more, is written in
+// the alphabet of base64, base64url or hex alone, with a digit, a capital
+// after its first character or padding: words and names are not.
+func encodingLine(str string) bool {
+	if len(str) < 4 {
+		return false
+	}
+	marked := false
+	for i := 0; i < len(str); i++ {
+		c := str[i]
+		if !(isAlnum(c) || c == '+' || c == '/' || c == '-' || c == '_' || c == '=') {
+			return false
+		}
+		marked = marked || isDigit(c) || c == '=' || i > 0 && c >= 'A' && c <= 'Z'
+	}
+	return marked
+}
+
+// hasEncodingLines reports whether the JSON text data, which has no
+// escapes, has two strings in a row, a comma and white space between
+// them, that encodingLine takes: an encoding cut into lines, which only
+// the parsed view reads whole (encodedRuns).
+func hasEncodingLines(data string) bool {
+	prev := -1 // where the last string that encodingLine takes ended
+	for i := strings.IndexByte(data, '"'); i >= 0; {
+		j := indexByteFrom(data, '"', i+1)
+		if j < 0 {
+			return false
+		}
+		if encodingLine(data[i+1 : j]) {
+			if prev >= 0 && strings.TrimLeft(data[prev:i], ", \t\n\r") == "" && strings.Contains(data[prev:i], ",") {
+				return true
+			}
+			prev = j + 1
+		} else {
+			prev = -1
+		}
+		i = indexByteFrom(data, '"', j+1)
+	}
+	return false
 }
