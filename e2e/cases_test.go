@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -148,34 +149,45 @@ func TestCases(t *testing.T) {
 	if *update && conformanceTarget != "" {
 		t.Fatal("-update rewrites Veil's expectations; it cannot run against a conformance target")
 	}
+	var mu sync.Mutex
 	views := map[string]string{}
+	if *update {
+		// After every page, which run side by side.
+		t.Cleanup(func() { updateViews(t, cases, views) })
+	}
 	for _, run := range pageRuns {
 		t.Run(run.name, func(t *testing.T) {
+			t.Parallel() // each page in its own tab
 			got := runCases(t, run, cases)
 			for _, c := range cases {
 				t.Run(c.Name, func(t *testing.T) {
 					checkCase(t, got, c)
 					if r := got.results[pathDocument][c.Name]; r != nil && r.OK && r.WellFormed {
+						mu.Lock()
 						views[c.Name] = r.Value
+						mu.Unlock()
 					}
 				})
 			}
 			checkConsole(t, got.console, cases)
 		})
 	}
-	if *update {
-		for _, c := range cases {
-			v, ok := views[c.Name]
-			if !ok || c.Error != "" {
-				continue
-			}
-			if c.View != nil && *c.View == v {
-				continue
-			}
-			c.Set("view", v+"\n")
-			require.NoError(t, c.Write())
-			t.Logf("updated %s", c.File)
+}
+
+// updateViews writes each case's view as the plain page's document path
+// gave it, where it changed (-update).
+func updateViews(t *testing.T, cases []*corpus.Case, views map[string]string) {
+	for _, c := range cases {
+		v, ok := views[c.Name]
+		if !ok || c.Error != "" {
+			continue
 		}
+		if c.View != nil && *c.View == v {
+			continue
+		}
+		c.Set("view", v+"\n")
+		require.NoError(t, c.Write())
+		t.Logf("updated %s", c.File)
 	}
 }
 

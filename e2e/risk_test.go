@@ -72,6 +72,7 @@ func openRiskIn(t *testing.T, mode string, nativeWebMCP bool, tools string, buil
 func TestRiskCases(t *testing.T) {
 	for _, c := range loadRiskCases(t) {
 		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel() // each case in tabs of its own
 			for _, p := range riskPaths {
 				t.Run(p.path, func(t *testing.T) {
 					tb := openRisk(t, p.native, c.Tools, false)
