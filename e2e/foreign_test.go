@@ -243,6 +243,7 @@ func TestForeignDeclarativeShadows(t *testing.T) {
 	}{{"plain", false}, {"native", true}} {
 		for _, tt := range tests {
 			t.Run(b.name+"/"+tt.how, func(t *testing.T) {
+				t.Parallel() // a tab of its own
 				br := plain
 				if b.native {
 					br = native
@@ -300,6 +301,7 @@ func TestForeignFrames(t *testing.T) {
 	}{{"plain", false}, {"native", true}} {
 		for _, tt := range tests {
 			t.Run(b.name+"/"+tt.kind, func(t *testing.T) {
+				t.Parallel() // a tab of its own
 				br := plain
 				if b.native {
 					br = native

@@ -135,6 +135,7 @@ func TestFormsAnswerWithheldWholeWhenTheEngineRefusesItsValues(t *testing.T) {
 	const marker = "msg-7Hq2Lm9Zx41-typed"
 	for _, b := range formBrowsers {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // each browser its own tab
 			tb := openForms(t, b.b(), "worker")
 			tb.allowConsole(failedExecute)
 			eval[bool](tb, `forms.add('<form id="feedback" toolname="feedback" tooldescription="Sends feedback"><input name="topic"><textarea name="message"></textarea><button>Send</button></form>')`)

@@ -33,6 +33,7 @@ const editorForm = `<form id="note" toolname="send_note" tooldescription="Sends 
 func TestFormsAttackCustomElementEntries(t *testing.T) {
 	for _, b := range formBrowsers {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // each browser its own tab
 			tb := openForms(t, b.b(), "worker")
 			eval[bool](tb, `new Promise((r, fail) => { const s = document.createElement("script"); s.src = "/attacks/editor.js"; s.onload = () => r(true); s.onerror = fail; document.head.append(s); })`)
 			eval[bool](tb, `forms.add(`+js(editorForm)+`)`)
@@ -57,6 +58,7 @@ func TestFormsAttackCustomElementEntries(t *testing.T) {
 func TestFormsAttackMultilineAsHTML(t *testing.T) {
 	for _, b := range formBrowsers {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // each browser its own tab
 			tb := openForms(t, b.b(), "worker")
 			eval[bool](tb, `forms.add('<form id="letter" toolname="send_letter" tooldescription="Sends a letter"><input name="to"><textarea name="message"></textarea><button>Send</button></form>')`)
 			eval[bool](tb, `(forms.answer.letter = {respond: (f) => "<p>To " + f.to.value + ":</p><p>" + f.message.value.replace(/\n/g, "<br>") + "</p>"}, true)`)
@@ -84,6 +86,7 @@ func TestFormsAttackMultilineAsHTML(t *testing.T) {
 func TestFormsAttackOutsideControl(t *testing.T) {
 	for _, b := range formBrowsers {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // each browser its own tab
 			tb := openForms(t, b.b(), "worker")
 			eval[bool](tb, `veil.configure({confirm: (r) => ((window.asked ??= []).push(r.tool), true)}).then(() => true)`)
 			eval[bool](tb, `forms.add('<form id="pay" toolname="pay_order" tooldescription="Pays the order" toolautosubmit><input name="amount"><button>Pay</button></form>')`)

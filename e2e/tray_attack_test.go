@@ -71,6 +71,7 @@ func slowRedeemSite(t *testing.T, holdTTL string, delay time.Duration) *traySite
 // the row whose value is still on its way, and shows the key when it
 // comes.
 func TestTrayAttackDropsSecretInFlight(t *testing.T) {
+	t.Parallel() // it waits on the clock: beside the other tests that do
 	const keyTTL = 6
 	delay := 6 * time.Second
 	s := slowRedeemSite(t, "1", delay)
@@ -92,6 +93,7 @@ func TestTrayAttackDropsSecretInFlight(t *testing.T) {
 // Reveal of the key is on its way, Forget cannot throw the key away
 // without asking: the server spent it, and the value that comes stays.
 func TestTrayAttackForgetInFlight(t *testing.T) {
+	t.Parallel() // it waits on the clock: beside the other tests that do
 	s := slowRedeemSite(t, "600", 3*time.Second)
 	d := openTray(t, s, plain, "worker", "", true)
 	keyPath := d.makeKey("forget-key", 300)

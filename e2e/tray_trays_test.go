@@ -53,6 +53,7 @@ func shownIn(root, label string) string {
 // key back into the page's store, so a tray rendered again has it once
 // more: "Hide for good" does not hold.
 func TestTrayAttackHideForGoodOtherTray(t *testing.T) {
+	t.Parallel() // it waits on the clock: beside the other tests that do
 	s := newTraySite(t, false)
 	d := openTray(t, s, plain, "worker", "", true)
 	d.addSecondTray()
@@ -100,6 +101,7 @@ func TestTrayAttackHideForGoodOtherTray(t *testing.T) {
 // server's 410 and marks the key "Spent" ("already revealed"), and the
 // server sees the secret asked for twice.
 func TestTrayAttackCopyThenRevealElsewhere(t *testing.T) {
+	t.Parallel() // it waits on the clock: beside the other tests that do
 	s := slowRedeemSite(t, "600", 500*time.Millisecond)
 	d := openTray(t, s, plain, "worker", clipGranted, true)
 	d.addSecondTray()
@@ -156,6 +158,7 @@ func TestTrayAttackHeldFlightAcrossTrays(t *testing.T) {
 // Reveal asks the server for the spent key again and hears "expired or
 // already revealed", as if someone else had taken it.
 func TestTrayAttackHiddenForGoodRemounted(t *testing.T) {
+	t.Parallel() // it waits on the clock: beside the other tests that do
 	s := newTraySite(t, false)
 	d := openTray(t, s, plain, "worker", "", true)
 	d.allowConsole(failedStatus("410"))

@@ -83,12 +83,12 @@ class Veil extends EventTarget {
   /**
    * Lists what is held for the user, never the values: every call's
    * items, or those of one call.
-   * @param {string} [call]
+   * @param {string} [id] the call's, as the held event and each item name it
    * @returns {Promise<VeilItem[]>}
    */
-  async items(call) {
+  async items(id) {
     const [h] = await call(OP_ITEMS);
-    return (h.items ?? []).filter((i) => call === undefined || i.call === str(call)).map(toItem);
+    return (h.items ?? []).filter((i) => id === undefined || i.call === str(id)).map(toItem);
   }
 
   /**
