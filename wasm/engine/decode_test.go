@@ -3,6 +3,10 @@ package engine
 import (
 	"html"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -153,6 +157,62 @@ func TestEntities(t *testing.T) {
 	for name, r := range legacyEntities {
 		assert.Equal(t, string(r), html.UnescapeString("&"+name), "&%s", name)
 		assert.Equal(t, r, entities[name], "the legacy &%s is also read with its semicolon", name)
+	}
+}
+
+// TestHTML5Entities: every named reference of HTML is read, the names
+// entities lacks as package html reads them; without a semicolon only the
+// legacy names are, and a legacy name with letters after it is read as
+// the legacy name alone, and not at all when strict.
+func TestHTML5Entities(t *testing.T) {
+	tests := []struct {
+		in     string
+		strict bool
+		want   string
+		n      int // bytes read, 0 for none
+	}{
+		{"&Lstrok;ukasz", false, "Ł", 8},
+		{"&eogon;", true, "ę", 7},
+		{"&rcaron;", false, "ř", 8},
+		{"&angst;", false, "Å", 7},
+		{"&upsi;", false, "υ", 6},
+		{"&Ccaron;", false, "Č", 8},
+		{"&Scedil;", false, "Ş", 8},
+		{"&gbreve;", false, "ğ", 8},
+		{"&odblac;", false, "ő", 8},
+		{"&ncedil;", false, "ņ", 8},
+		{"&IOcy;", false, "Ё", 6},
+		{"&CounterClockwiseContourIntegral;", false, "∳", 33},
+		{"&NotEqualTilde;", false, "\u2242\u0338", 15}, // two code points
+		{"&eacute", false, "é", 7},                     // legacy, as before
+		{"&eacutex", false, "é", 7},
+		{"&eacute", true, "", 0},
+		{"&notit;", false, "¬", 4}, // &not, then "it;"
+		{"&notit;", true, "", 0},
+		{"&Lstrok", false, "", 0}, // not a legacy name
+		{"&nosuchname;", false, "", 0},
+		{"&amp;", false, "&", 5},
+		{"&nLt;", false, "\u226A\u20D2", 5}, // not in package html's table
+		{"&nGt;", true, "\u226B\u20D2", 5},
+	}
+	for _, tc := range tests {
+		out, n := charRef(tc.in, 0, nil, tc.strict)
+		assert.Equal(t, tc.want, string(out), "%q strict=%v", tc.in, tc.strict)
+		assert.Equal(t, tc.n, n, "%q strict=%v", tc.in, tc.strict)
+	}
+	// All of HTML's names, as the standard library's table holds them.
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "html", "entity.go"))
+	if err != nil {
+		t.Skipf("the standard library's table: %v", err)
+	}
+	names := regexp.MustCompile(`(?m)^\s*"([A-Za-z0-9]+);":`).FindAllStringSubmatch(string(src), -1)
+	require.Greater(t, len(names), 2000)
+	for _, m := range names {
+		ref := "&" + m[1] + ";"
+		out, n := charRef(ref, 0, nil, true)
+		assert.Equal(t, html.UnescapeString(ref), string(out), "%s", ref)
+		assert.Equal(t, len(ref), n, "%s", ref)
+		assert.LessOrEqual(t, len(ref)-1, maxEscapeLength, "%s", ref)
 	}
 }
 
