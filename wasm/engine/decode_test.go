@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"html"
 	"math/rand/v2"
 	"os"
@@ -276,6 +278,7 @@ func TestMentionsPastTheBounds(t *testing.T) {
 }
 
 func TestMentions(t *testing.T) {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	tests := []struct {
 		text string
 		n    int
@@ -291,6 +294,17 @@ func TestMentions(t *testing.T) {
 		{"secretReference SecretReference Secret  Reference secret._reference", 4},
 		{"secretreferences secret____reference", 0},
 		{`"secret_reference" then \u0073ecret_reference`, 2},
+		// In a run of base64 or hex, to two encodings deep.
+		{"ref=" + b64(`{"type":"secret_reference","id":"r1"}`), 1},
+		{base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256"}`)) + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"ref":{"type":"secret_reference"}}`)) + ".c2ln", 1},
+		{hex.EncodeToString([]byte(`{"type":"secret_reference"}`)), 1},
+		{"73:65:63:72:65:74:20:52:65:66:65:72:65:6E:63:65", 1},
+		{b64(`secret\u005freference`), 1},
+		{b64(b64(`"type":"secretReference"`)), 1},
+		{`772T772F772D772S772F772U77y\/772S772F772G772F772S772F772O772D772F`, 1}, // fullwidth, PHP's "\/"
+		{"Wm9v " + b64("s\xe9cret_r\xe9f\xe9rence"), 1},                          // Latin-1
+		{b64("secret_references") + " " + b64("nothing to see here at all"), 0},
+		{"3f2504e0-4f89-11d3-9a0c-0305e82c3301 6332746662476c325a5638314d55687854486c7156305268636d7030564446365a4841335a474d3d", 0},
 	}
 	for _, tt := range tests {
 		spans, ok := mentions(tt.text, 0)
