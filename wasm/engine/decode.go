@@ -370,8 +370,9 @@ func escapeBody(c byte) bool {
 }
 
 // maxEscapeLength is the longest escape any decoding reads, after the byte
-// that starts it: \UXXXXXXXX, a surrogate pair, a named reference.
-const maxEscapeLength = 24
+// that starts it: \UXXXXXXXX, a surrogate pair, a named reference (HTML's
+// longest, &CounterClockwiseContourIntegral;, is 32).
+const maxEscapeLength = 32
 
 // decodeAll decodes every escape of every kind in s, left to right, and
 // again on what that gives, until nothing changes or maxDecodeDepth

@@ -1,8 +1,14 @@
 package engine
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"html"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -156,6 +162,62 @@ func TestEntities(t *testing.T) {
 	}
 }
 
+// TestHTML5Entities: every named reference of HTML is read, the names
+// entities lacks as package html reads them; without a semicolon only the
+// legacy names are, and a legacy name with letters after it is read as
+// the legacy name alone, and not at all when strict.
+func TestHTML5Entities(t *testing.T) {
+	tests := []struct {
+		in     string
+		strict bool
+		want   string
+		n      int // bytes read, 0 for none
+	}{
+		{"&Lstrok;ukasz", false, "Ł", 8},
+		{"&eogon;", true, "ę", 7},
+		{"&rcaron;", false, "ř", 8},
+		{"&angst;", false, "Å", 7},
+		{"&upsi;", false, "υ", 6},
+		{"&Ccaron;", false, "Č", 8},
+		{"&Scedil;", false, "Ş", 8},
+		{"&gbreve;", false, "ğ", 8},
+		{"&odblac;", false, "ő", 8},
+		{"&ncedil;", false, "ņ", 8},
+		{"&IOcy;", false, "Ё", 6},
+		{"&CounterClockwiseContourIntegral;", false, "∳", 33},
+		{"&NotEqualTilde;", false, "\u2242\u0338", 15}, // two code points
+		{"&eacute", false, "é", 7},                     // legacy, as before
+		{"&eacutex", false, "é", 7},
+		{"&eacute", true, "", 0},
+		{"&notit;", false, "¬", 4}, // &not, then "it;"
+		{"&notit;", true, "", 0},
+		{"&Lstrok", false, "", 0}, // not a legacy name
+		{"&nosuchname;", false, "", 0},
+		{"&amp;", false, "&", 5},
+		{"&nLt;", false, "\u226A\u20D2", 5}, // not in package html's table
+		{"&nGt;", true, "\u226B\u20D2", 5},
+	}
+	for _, tc := range tests {
+		out, n := charRef(tc.in, 0, nil, tc.strict)
+		assert.Equal(t, tc.want, string(out), "%q strict=%v", tc.in, tc.strict)
+		assert.Equal(t, tc.n, n, "%q strict=%v", tc.in, tc.strict)
+	}
+	// All of HTML's names, as the standard library's table holds them.
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "html", "entity.go"))
+	if err != nil {
+		t.Skipf("the standard library's table: %v", err)
+	}
+	names := regexp.MustCompile(`(?m)^\s*"([A-Za-z0-9]+);":`).FindAllStringSubmatch(string(src), -1)
+	require.Greater(t, len(names), 2000)
+	for _, m := range names {
+		ref := "&" + m[1] + ";"
+		out, n := charRef(ref, 0, nil, true)
+		assert.Equal(t, html.UnescapeString(ref), string(out), "%s", ref)
+		assert.Equal(t, len(ref), n, "%s", ref)
+		assert.LessOrEqual(t, len(ref)-1, maxEscapeLength, "%s", ref)
+	}
+}
+
 func TestNumberKey(t *testing.T) {
 	same := [][]string{
 		{"4471", "4471.0", "4.471e3", "4.471E+3", "0004471", "-4471", "44710e-1", "0.4471e4"},
@@ -216,6 +278,7 @@ func TestMentionsPastTheBounds(t *testing.T) {
 }
 
 func TestMentions(t *testing.T) {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	tests := []struct {
 		text string
 		n    int
@@ -231,6 +294,17 @@ func TestMentions(t *testing.T) {
 		{"secretReference SecretReference Secret  Reference secret._reference", 4},
 		{"secretreferences secret____reference", 0},
 		{`"secret_reference" then \u0073ecret_reference`, 2},
+		// In a run of base64 or hex, to two encodings deep.
+		{"ref=" + b64(`{"type":"secret_reference","id":"r1"}`), 1},
+		{base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256"}`)) + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"ref":{"type":"secret_reference"}}`)) + ".c2ln", 1},
+		{hex.EncodeToString([]byte(`{"type":"secret_reference"}`)), 1},
+		{"73:65:63:72:65:74:20:52:65:66:65:72:65:6E:63:65", 1},
+		{b64(`secret\u005freference`), 1},
+		{b64(b64(`"type":"secretReference"`)), 1},
+		{`772T772F772D772S772F772U77y\/772S772F772G772F772S772F772O772D772F`, 1}, // fullwidth, PHP's "\/"
+		{"Wm9v " + b64("s\xe9cret_r\xe9f\xe9rence"), 1},                          // Latin-1
+		{b64("secret_references") + " " + b64("nothing to see here at all"), 0},
+		{"3f2504e0-4f89-11d3-9a0c-0305e82c3301 6332746662476c325a5638314d55687854486c7156305268636d7030564446365a4841335a474d3d", 0},
 	}
 	for _, tt := range tests {
 		spans, ok := mentions(tt.text, 0)

@@ -1,11 +1,22 @@
-// The named character references of the HTML standard that the engine reads.
+// The named character references of the HTML standard that the engine
+// reads: every one. The common names (HTML 4.01's, and every name HTML
+// gives an ASCII character) are looked up in the tables below; every other
+// name HTML5 has (about two thousand: the letters of Latin, Greek and
+// Cyrillic with their marks, such as &Lstrok; &eogon; &rcaron; &angst;,
+// and mathematical symbols, some of them two code points) is read by
+// package html, which holds the whole table. Without a semicolon, only
+// the legacy names of legacyEntities are read, as browsers read them.
 
 package engine
 
+import (
+	"html"
+	"strings"
+)
+
 // entities are the named character references decodeCharRef reads with
-// their semicolon: HTML 4.01's, and every name HTML gives an ASCII
-// character. HTML's other names (about two thousand, mostly mathematical
-// symbols) are not read; see docs/agent-view.md.
+// their semicolon without asking package html: HTML 4.01's, and every
+// name HTML gives an ASCII character.
 var entities = map[string]rune{
 	"AElig":            0x00c6,
 	"AMP":              0x0026,
@@ -414,5 +425,33 @@ var legacyEntities = map[string]rune{
 	"yuml":   0x00ff,
 }
 
-// maxEntityName is the longest name in either table.
-const maxEntityName = 16
+// appendHTMLEntity appends what the named reference &name; stands for
+// when it is one of HTML's names that entities lacks, as package html
+// reads it. A name that is only a legacy name with more letters after it
+// ("&notit;") is none: html.UnescapeString would read its prefix.
+func appendHTMLEntity(b []byte, name string) ([]byte, bool) {
+	switch name {
+	// The two names package html leaves out of its table.
+	case "nLt":
+		return append(b, "\u226A\u20D2"...), true
+	case "nGt":
+		return append(b, "\u226B\u20D2"...), true
+	}
+	if len(name) < 2 {
+		return b, false
+	}
+	ref := "&" + name + ";"
+	out := html.UnescapeString(ref)
+	if out == ref || strings.HasSuffix(out, ";") {
+		return b, false
+	}
+	return append(b, out...), true
+}
+
+// maxEntityName is the longest name HTML has
+// (CounterClockwiseContourIntegral), and maxLegacyName the longest that
+// browsers read without a semicolon.
+const (
+	maxEntityName = 31
+	maxLegacyName = 6
+)

@@ -22,13 +22,22 @@ const referenceType = "secret_reference"
 // Overlapping spans count once. A window of str with more decodings than
 // the bounds allow, and every window once decoding str has cost its
 // budget, is searched in decodeAll's decodings instead, whose cost is
-// linear. ok is
-// always true today. extraDepth allows more decodings than a string gets,
+// linear. A run of base64 or hex that decodes to a text naming
+// secret_reference is a mention too, to maxBinaryDepth encodings deep
+// (mentionruns.go); ok is false when decoding the runs would cost more
+// than their budget. extraDepth allows more decodings than a string gets,
 // for a JSON text whose strings are themselves encoded once.
 func mentions(str string, extraDepth int) (spans [][2]int, ok bool) {
+	return mentionsAt(str, extraDepth, 0)
+}
+
+// mentionsAt is mentions for a text that depth encoded runs were decoded
+// to reach.
+func mentionsAt(str string, extraDepth, depth int) (spans [][2]int, ok bool) {
 	eachMention(str, func(a, b int) { spans = append(spans, [2]int{a, b}) })
+	ok = encodedMentions(str, extraDepth, depth, &spans)
 	if !hasEscapes(str, false) {
-		return mergeSpans(spans), true
+		return mergeSpans(spans), ok
 	}
 	budget := decodeBudget(str)
 	for _, w := range windows(str, false, len(referenceType)+maxEscapeLength) {
@@ -55,14 +64,15 @@ func mentions(str string, extraDepth int) (spans [][2]int, ok bool) {
 			})
 		}
 	}
-	return mergeSpans(spans), true
+	return mergeSpans(spans), ok
 }
 
 // mayMention is a fast, sound test for mentions: a string without
-// "reference" in some case, and without an escape, names no
+// "reference" in some case, without an escape, and without a run of
+// base64 or hex long enough to encode the name, names no
 // secret_reference.
 func mayMention(str string) bool {
-	return hasEscapes(str, false) || indexReference(str, 0) >= 0 || !isASCII(str) && foldedIndex(str, "reference")
+	return hasEscapes(str, false) || indexReference(str, 0) >= 0 || !isASCII(str) && foldedIndex(str, "reference") || mayEncodeMention(str)
 }
 
 // isASCII reports whether s is all ASCII, eight bytes at a time.

@@ -260,8 +260,8 @@ func qpByte(s string, i int) (byte, int) {
 }
 
 // decodeCharRef reads an HTML character reference: &#DDD; &#xHHH; (the
-// semicolon optional, as browsers read them) and the named references
-// of entities.go.
+// semicolon optional, as browsers read them) and every named reference
+// of HTML (entities.go).
 func decodeCharRef(s string, i int, b []byte) ([]byte, int) {
 	return charRef(s, i, b, false)
 }
@@ -319,9 +319,12 @@ func charRef(s string, i int, b []byte, strict bool) ([]byte, int) {
 		if r, ok := entities[name]; ok {
 			return utf8.AppendRune(b, r), j + 1 - i
 		}
+		if out, ok := appendHTMLEntity(b, name); ok {
+			return out, j + 1 - i
+		}
 	}
 	// The legacy names read without a semicolon, longest first.
-	for k := len(name); k >= 2 && !strict; k-- {
+	for k := min(len(name), maxLegacyName); k >= 2 && !strict; k-- {
 		if r, ok := legacyEntities[name[:k]]; ok {
 			return utf8.AppendRune(b, r), 1 + k
 		}

@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// This file finds secret_reference named inside a run of base64 or hex
+// (binary.go): a reference's JSON in base64, base64url, a JWT's payload
+// or hex is a mention, as the same JSON escaped is, and rule (c′)
+// withholds it, since no valid reference can be read there.
+
+// minEncodedMention is the fewest bytes a run must decode to to name
+// secret_reference: "secretreference" takes fifteen in ASCII, and a few
+// less only where a character of another script folds to several letters.
+const minEncodedMention = 12
+
+// Runs long enough to decode to minEncodedMention bytes: base64 characters
+// that look like an encoding, and any run of them or of hex digits.
+const (
+	minMentionBase64 = (minEncodedMention*4 + 2) / 3
+	minMentionRun    = 2 * minEncodedMention
+)
+
+// mayEncodeMention is a fast, sound test for a run that eachEncoded
+// decodes to enough bytes to name secret_reference: a base64 run of
+// minMentionBase64 characters that looks like one (or of minMentionRun,
+// or wrapped onto another line), hex of minEncodedMention bytes (with
+// separators between them), or a mail header's encoded-word. Each run it
+// looks for is minMentionBase64 characters long or more, so it looks only
+// at every minMentionBase64th byte, and around it where that byte may be
+// in one.
+func mayEncodeMention(s string) bool {
+	if strings.Contains(s, "=?") {
+		return true
+	}
+	runDone, hexDone := 0, 0 // where the run and the hex looked at last end
+	for p := minMentionBase64 - 1; p < len(s); p += minMentionBase64 {
+		c := s[p]
+		if p >= runDone && b64[c] >= 0 {
+			a, b := p, p+1
+			for a > 0 && b64[s[a-1]] >= 0 {
+				a--
+			}
+			for b < len(s) && b64[s[b]] >= 0 {
+				b++
+			}
+			if encodedRun(s, a, b) {
+				return true
+			}
+			runDone = b
+		}
+		if p >= hexDone && hexOrSeparator[c] != 0 {
+			// Hex digits and the separators decodeHex reads between
+			// pairs: it reads at most half the digits.
+			a, b := p, p+1
+			digits := int(hexOrSeparator[c] >> 1)
+			for a > 0 && hexOrSeparator[s[a-1]] != 0 {
+				a--
+				digits += int(hexOrSeparator[s[a]] >> 1)
+			}
+			for b < len(s) && hexOrSeparator[s[b]] != 0 {
+				digits += int(hexOrSeparator[s[b]] >> 1)
+				b++
+			}
+			if digits >= minMentionRun {
+				return true
+			}
+			hexDone = b
+		}
+	}
+	return false
+}
+
+// encodedRun reports whether the run of base64 characters s[a:b] is
+// decoded to enough bytes to name secret_reference: it is long and looks
+// like an encoding (base64Run), very long, or wrapped onto the next line.
+func encodedRun(s string, a, b int) bool {
+	n := b - a
+	switch {
+	case n >= minMentionRun:
+		return true
+	case n < minMentionBase64:
+		return false
+	case b < len(s) && (s[b] == '\n' || s[b] == '\r'):
+		return true
+	}
+	digit, letter := false, false
+	for k := a; k < b; k++ {
+		switch c := s[k]; {
+		case c >= 'A' && c <= 'Z':
+			if k > a {
+				return true
+			}
+			letter = true
+		case c >= 'a' && c <= 'z':
+			letter = true
+		case c >= '0' && c <= '9':
+			digit = true
+		}
+	}
+	return digit && letter
+}
+
+// hexOrSeparator is 2 for a hex digit, 1 for a separator decodeHex reads
+// between pairs, and 0 for any other byte.
+var hexOrSeparator = func() (t [256]uint8) {
+	for c := range 256 {
+		if hexDigit(byte(c)) >= 0 {
+			t[c] = 2
+		}
+	}
+	t[':'], t['-'], t[' '] = 1, 1, 1
+	return t
+}()
+
+// encodedMentions appends to spans each run of str that is an encoding
+// (base64, hex, encoded-words) of a text that names secret_reference in
+// any decoding, as UTF-8 or Latin-1. A run that escapes split or wrote
+// (base64 in JSON text written by PHP, "\/"; a query parameter's "%2F",
+// "%3D") is read in the decodings of every escape too. It reports false
+// when decoding the runs would cost more than their budget.
+func encodedMentions(str string, extraDepth, depth int, spans *[][2]int) bool {
+	if depth >= maxBinaryDepth {
+		return true
+	}
+	if mayEncodeMention(str) {
+		n := len(*spans)
+		if !eachEncodedMention(str, extraDepth, depth, func(a, b int) { *spans = append(*spans, [2]int{a, b}) }) {
+			return false
+		}
+		if len(*spans) > n {
+			return true
+		}
+	}
+	if !escapeInRun(str) {
+		return true
+	}
+	// Every decoding decodeAll passes through, mapped back only when a
+	// run in one names secret_reference.
+	found, ok := false, true
+	for l := decodeAll(str, false, false); l.parent != nil && !found && ok; l = l.parent {
+		if mayEncodeMention(l.text) {
+			ok = eachEncodedMention(l.text, extraDepth, depth, func(int, int) { found = true })
+		}
+	}
+	if !ok {
+		return false
+	}
+	if found {
+		for l := decodeAll(str, false, true); l.parent != nil; l = l.parent {
+			if !mayEncodeMention(l.text) {
+				continue
+			}
+			eachEncodedMention(l.text, extraDepth, depth, func(a, b int) {
+				a, b = l.origin(a, b)
+				*spans = append(*spans, [2]int{a, b})
+			})
+		}
+	}
+	return true
+}
+
+// eachEncodedMention calls f with each run of str whose decoding names
+// secret_reference; it reports false past the budget of decoding them.
+func eachEncodedMention(str string, extraDepth, depth int, f func(a, b int)) bool {
+	budget := decodeBudget(str)
+	var latin []byte
+	over := false
+	ok := eachEncoded(str, &budget, func(a, b int, decoded []byte) bool {
+		if len(decoded) < minEncodedMention {
+			return true
+		}
+		// Read in place: mayMention keeps nothing of it.
+		s := unsafe.String(unsafe.SliceData(decoded), len(decoded))
+		found := false
+		if mayMention(s) {
+			spans, ok := mentionsAt(string(decoded), extraDepth, depth+1)
+			found, over = len(spans) > 0, over || !ok
+		}
+		if !found && !utf8.Valid(decoded) {
+			// Bytes that are no UTF-8 may be Latin-1 (btoa).
+			latin = appendLatin1(latin[:0], decoded)
+			if s := unsafe.String(unsafe.SliceData(latin), len(latin)); mayMention(s) {
+				spans, ok := mentionsAt(string(latin), extraDepth, depth+1)
+				found, over = len(spans) > 0, over || !ok
+			}
+		}
+		if found {
+			f(a, b)
+		}
+		return !over
+	})
+	return ok && !over
+}
+
+// appendLatin1 appends bytes read as ISO 8859-1, in UTF-8.
+func appendLatin1(b, latin []byte) []byte {
+	for _, c := range latin {
+		b = utf8.AppendRune(b, rune(c))
+	}
+	return b
+}
+
+// escapeInRun reports whether an escape stands right after a base64
+// character in s with what may decode to one (a backslash before a slash
+// or a code point, a percent sign before hex, a character reference): an
+// escape that may split or write a run.
+func escapeInRun(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		c, next := s[i], s[i+1]
+		if b64[s[i-1]] < 0 {
+			continue
+		}
+		switch c {
+		case '\\':
+			if next == '/' || next == 'u' || next == 'U' || next == 'x' {
+				return true
+			}
+		case '%':
+			if hexDigit(next) >= 0 {
+				return true
+			}
+		case '&':
+			if next == '#' || isAlnum(next) {
+				return true
+			}
+		}
+	}
+	return false
+}
