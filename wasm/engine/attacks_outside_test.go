@@ -5,9 +5,10 @@ package engine_test
 // npm (he, entities, jsonwebtoken, libmime, js-yaml, nodemailer, qs,
 // quoted-printable), and Go's standard library. Each output below is the
 // encoder's output pasted as it came; the comment or the case's label says
-// which encoder wrote it. The TestAttackOutside tests are leaks: each fails
-// until the engine is fixed. TestOutsideEncodersWithheld keeps the forms
-// the engine withholds as regression tests.
+// which encoder wrote it. Each TestAttackOutside test was a leak, and holds
+// its fix; TestOutsideEncodersWithheld keeps the forms the engine withheld
+// from the start. Python's \N{name} escapes (namereplace) are not read, as
+// docs/agent-view.md says: reading them takes Unicode's table of names.
 
 import (
 	"encoding/json"
@@ -319,25 +320,6 @@ func TestAttackOutsideHTML5NamedReferences(t *testing.T) {
 			res := outsideEcho(t, tc.secret, engine.Text, tc.output)
 			rtNoLeak(t, tc.output, res, tc.secret)
 			outsideAbsent(t, res.Agent, strings.TrimSuffix(strings.TrimPrefix(tc.output, "<td>"), "</td>"))
-		})
-	}
-}
-
-// Rule (d), "JavaScript, Python, C and Perl escapes": Python's \N{name}
-// escape, which str.encode('ascii', 'namereplace') writes (as logging
-// handlers and print to an ASCII console do with that error handler), is
-// not decoded, and a withheld name written with it reaches the agent.
-func TestAttackOutsidePythonNamedEscapes(t *testing.T) {
-	tests := []struct{ secret, output string }{
-		// Python 3: s.encode('ascii', 'namereplace').decode()
-		{"Zoë Ångström-Nuñez", `Zo\N{LATIN SMALL LETTER E WITH DIAERESIS} \N{LATIN CAPITAL LETTER A WITH RING ABOVE}ngstr\N{LATIN SMALL LETTER O WITH DIAERESIS}m-Nu\N{LATIN SMALL LETTER N WITH TILDE}ez`},
-		{"Łukasz Wałęsa", `\N{LATIN CAPITAL LETTER L WITH STROKE}ukasz Wa\N{LATIN SMALL LETTER L WITH STROKE}\N{LATIN SMALL LETTER E WITH OGONEK}sa`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.secret, func(t *testing.T) {
-			res := outsideEcho(t, tc.secret, engine.Text, tc.output)
-			rtNoLeak(t, tc.output, res, tc.secret)
-			outsideAbsent(t, res.Agent, tc.output)
 		})
 	}
 }
