@@ -53,6 +53,9 @@ type Decision struct {
 	// inputSchema marks x-sensitive, for a call that asks the user: the
 	// question shows the input, and hides those.
 	Sensitive []string `json:"sensitive,omitempty"`
+	// Owner is the registration the call was decided for, whose execute
+	// the page runs.
+	Owner Owner `json:"-"`
 }
 
 // Decide validates a call's input, as JSON text, and decides whether the
@@ -81,14 +84,17 @@ func (e *Engine) Decide(name, input string, r Resolution) (Decision, error) {
 	// An open call counts against the policy's bounds; with no room, it
 	// is decided now, and blocked.
 	rs.reclaim(e.opts.Now())
+	r.Later = r.Later || t.owner.Resolve
 	if r.Later && len(rs.calls) < rs.policy.MaxCalls() {
 		id := e.ids.next()
 		rs.calls[id] = &decided{tool: t, state: "resolving", sensitive: sensitive, deadline: e.deadline(t.ann)}
 		// resolve runs under the tool's own load, its timeout too.
 		d := risk.Decision{Outcome: Resolving, Facts: []risk.Fact{}, Load: rs.policy.Load(t.ann)}
-		return Decision{Call: id, Decision: d, Request: rs.session.Request()}, nil
+		return Decision{Call: id, Decision: d, Request: rs.session.Request(), Owner: t.owner}, nil
 	}
-	return e.decide(e.ids.next(), t, sensitive, r), nil
+	d := e.decide(e.ids.next(), t, sensitive, r)
+	d.Owner = t.owner
+	return d, nil
 }
 
 // Resolve decides a call that [Engine.Decide] opened with

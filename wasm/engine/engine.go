@@ -43,6 +43,7 @@ type Engine struct {
 // tool is a registered tool as the engine keeps it.
 type tool struct {
 	name        string
+	owner       Owner
 	normalized  string
 	input       *compiledSchema // nil: any object
 	output      *compiledSchema // nil: none declared
@@ -136,7 +137,7 @@ func stateError(format string, args ...any) *Error {
 // an empty description, TypeError for anything else malformed. A rejected
 // definition leaves nothing registered.
 func (e *Engine) Register(def string) (string, error) {
-	r, err := e.RegisterTool(def)
+	r, err := e.RegisterTool(def, Owner{})
 	return r.Definition, err
 }
 
@@ -153,11 +154,13 @@ type Registration struct {
 }
 
 // RegisterTool is [Engine.Register], with what the page should hear of.
-func (e *Engine) RegisterTool(def string) (Registration, error) {
+// The tool belongs to owner, the page's registration.
+func (e *Engine) RegisterTool(def string, owner Owner) (Registration, error) {
 	t, err := e.compile(def)
 	if err != nil {
 		return Registration{}, err
 	}
+	t.owner = owner
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, dup := e.tools[t.name]; dup {
@@ -290,6 +293,30 @@ func (e *Engine) Unregister(name string) bool {
 	_, ok := e.tools[name]
 	delete(e.tools, name)
 	return ok
+}
+
+// UnregisterOwned removes the tool called name when registration, the
+// page's number for it, is the one it was registered with (Owner): a
+// later registration of the same name stays. It reports whether it
+// removed the tool.
+func (e *Engine) UnregisterOwned(name string, registration int64) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t, ok := e.tools[name]
+	if !ok || t.owner.Registration != registration {
+		return false
+	}
+	delete(e.tools, name)
+	return true
+}
+
+// Owner is what the page knows a registration of a tool by: the number it
+// gave it, so that only that registration's unregistration removes the
+// tool, and whether the tool has a resolve callback, for whose answer
+// every call of the tool waits ([Resolution].Later).
+type Owner struct {
+	Registration int64
+	Resolve      bool
 }
 
 func (e *Engine) lookup(name string) *tool {

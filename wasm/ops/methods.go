@@ -13,13 +13,7 @@ import (
 // with the error its reply carries.
 
 func (s *Server) register(e *engine.Engine, r RegisterRequest, body string) (string, string, error) {
-	// The registry and its owners change together.
-	s.mu.Lock()
-	reg, err := e.RegisterTool(body)
-	if err == nil {
-		s.owners[reg.Name] = r
-	}
-	s.mu.Unlock()
+	reg, err := e.RegisterTool(body, engine.Owner{Registration: r.Registration, Resolve: r.Resolve})
 	if err != nil {
 		return "", "", err
 	}
@@ -30,26 +24,15 @@ func (s *Server) register(e *engine.Engine, r RegisterRequest, body string) (str
 }
 
 func (s *Server) unregister(e *engine.Engine, r UnregisterRequest, _ string) (string, string, error) {
-	s.mu.Lock()
-	owner, ok := s.owners[r.Name]
-	ok = ok && owner.Registration == r.Registration && e.Unregister(r.Name)
-	if ok {
-		delete(s.owners, r.Name)
-	}
-	s.mu.Unlock()
-	return reply(OKReply{ok}), "", nil
+	return reply(OKReply{e.UnregisterOwned(r.Name, r.Registration)}), "", nil
 }
 
 func (s *Server) decide(e *engine.Engine, r DecideRequest, body string) (string, string, error) {
-	// The owner read and the decision see the same registration.
-	s.mu.Lock()
-	owner := s.owners[r.Name]
-	d, err := e.Decide(r.Name, body, engine.Resolution{Later: owner.Resolve})
-	s.mu.Unlock()
+	d, err := e.Decide(r.Name, body, engine.Resolution{})
 	if err != nil {
 		return "", "", err
 	}
-	return reply(DecideReply{d, owner.Registration}), d.Refusal, nil
+	return reply(DecideReply{d, d.Owner.Registration}), d.Refusal, nil
 }
 
 // decodeResolve reads a Resolve header. One that cannot be read (nested

@@ -12,11 +12,8 @@ import (
 type Server struct {
 	host engine.Options
 
-	mu  sync.Mutex
-	eng *engine.Engine
-	// owners maps each registered tool's name to the registration that
-	// holds it.
-	owners map[string]RegisterRequest
+	mu     sync.Mutex
+	eng    *engine.Engine
 	exited bool
 }
 
@@ -101,7 +98,7 @@ func (s *Server) init(header string) (string, string) {
 		}
 	}
 	s.mu.Lock()
-	s.eng, s.owners = e, map[string]RegisterRequest{}
+	s.eng = e
 	s.mu.Unlock()
 	return reply(InitReply{Trust: e.Trust()}), ""
 }
