@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/e2e/corpus"
 )
 
 // outsideMarkers returns every string of a spotlighted view (values and
@@ -25,28 +27,7 @@ func outsideMarkers(t *testing.T, view string) []string {
 	require.NotEmpty(t, marker, "the view names its marker")
 	var v any
 	require.NoError(t, json.Unmarshal([]byte(view), &v))
-	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			if strings.HasPrefix(v, "<"+marker+">\n") && strings.HasSuffix(v, "\n</"+marker+">") {
-				return
-			}
-			out = append(out, v)
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		case map[string]any:
-			for k, x := range v {
-				out = append(out, k)
-				walk(x)
-			}
-		}
-	}
-	walk(v)
-	return out
+	return corpus.OutsideMarkers(v, marker)
 }
 
 // TestSpotlightEveryString: whatever a result holds, and wherever, every

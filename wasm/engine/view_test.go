@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/e2e/corpus"
 )
 
 // strings returns every string (values and member names) in a JSON text,
@@ -19,24 +21,12 @@ func jsonStrings(t testing.TB, text string) []string {
 		return nil
 	}
 	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			out = append(out, v)
-			out = append(out, jsonStrings(t, v)...)
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		case map[string]any:
-			for k, x := range v {
-				out = append(out, k)
-				walk(x)
-			}
+	for s, name := range corpus.Strings(v) {
+		out = append(out, s)
+		if !name {
+			out = append(out, jsonStrings(t, s)...)
 		}
 	}
-	walk(v)
 	return out
 }
 
