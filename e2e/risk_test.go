@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/webmcp"
@@ -140,138 +138,23 @@ func runRiskStep(t *testing.T, tb *tab, path string, s corpus.RiskStep) {
 		};
 	})()`, n[0], n[1], n[2], js(s.Call)))
 
-	// The decision, and whether the user was asked.
-	require.NotNil(t, after.Last, "no decision logged for %s", s.Call)
-	assert.Equal(t, s.Outcome, after.Last.Outcome, "%s: outcome in the decision log", s.Call)
-	assert.Equal(t, s.Rule, after.Last.Rule, "%s: rule in the decision log", s.Call)
-	var facts []string
-	for _, f := range after.Last.Facts {
-		facts = append(facts, f.Source+" "+f.Key+"="+f.Value)
-	}
-	for _, f := range s.Facts {
-		assert.Contains(t, facts, f, "%s: facts of the decision", s.Call)
-	}
-	assert.Zero(t, after.Unanswered, "%s: the runtime asked the user when the case did not expect it", s.Call)
-	if s.Answer != "" {
-		require.Len(t, after.Asked, 1, "%s: the user must be asked once", s.Call)
-		assert.Equal(t, s.Rule, after.Asked[0].Rule, "%s: rule the user is asked about", s.Call)
-		assert.Equal(t, s.Call, after.Asked[0].Tool)
-		assert.NotEmpty(t, after.Asked[0].Facts, "%s: the request lists its facts", s.Call)
-	} else {
-		assert.Empty(t, after.Asked, "%s: the user was asked", s.Call)
-	}
-
-	// execute, and what it heard of the session.
-	if s.Ran {
-		require.Len(t, after.Calls, 1, "%s: execute must run once", s.Call)
-		assert.True(t, after.Calls[0].Frozen, "%s: request annotations are frozen", s.Call)
-		for k, v := range s.Request {
-			assert.Equal(t, v, after.Calls[0].Annotations[k], "%s: options.annotations.%s", s.Call, k)
+	seen := corpus.RiskSeen{View: view, Trust: after.Trust, Runs: len(after.Calls)}
+	if l := after.Last; l != nil {
+		seen.Logged, seen.Outcome, seen.Rule = true, l.Outcome, l.Rule
+		for _, f := range l.Facts {
+			seen.Facts = append(seen.Facts, f.Source+" "+f.Key+"="+f.Value)
 		}
-	} else {
-		assert.Empty(t, after.Calls, "%s: execute must not run", s.Call)
 	}
-
-	// The agent view.
-	if s.View != nil {
-		assert.Equal(t, *s.View, view, "%s: the agent view", s.Call)
+	for _, q := range after.Asked {
+		seen.Asked = append(seen.Asked, corpus.RiskQuestion{Rule: q.Rule, Tool: q.Tool, Facts: len(q.Facts)})
 	}
-	for _, p := range s.Present {
-		assert.True(t, corpus.Present(view, p), "%s: %q must be in the agent view %s", s.Call, p, view)
+	if len(after.Calls) > 0 {
+		seen.Request, seen.Frozen = after.Calls[0].Annotations, after.Calls[0].Frozen
 	}
-	for _, a := range s.Absent {
-		assertWithheld(t, view, a, s.Call)
-	}
-	var r struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool                       `json:"isError"`
-		Meta    map[string]json.RawMessage `json:"_meta"`
-	}
-	isJSON := json.Unmarshal([]byte(view), &r) == nil
-	if s.Refused {
-		require.True(t, isJSON, "%s: a refused call's view is a CallToolResult: %s", s.Call, view)
-		assert.True(t, r.IsError, "%s: a refused call's view is an error result", s.Call)
-		var pol struct{ Rule string }
-		require.NoError(t, json.Unmarshal(r.Meta["dev.veil/policy"], &pol), "%s: _meta[dev.veil/policy] in %s", s.Call, view)
-		assert.Equal(t, s.Rule, pol.Rule, "%s: the view names the rule", s.Call)
-	}
-	if s.Spotlit {
-		checkSpotlit(t, s, view)
-	} else if isJSON {
-		assert.NotContains(t, r.Meta, "dev.veil/risk", "%s: spotlighted, but the case says it is trusted", s.Call)
-	}
-	if s.Held > 0 {
-		var w struct{ Withheld []string }
-		require.True(t, isJSON)
-		require.NoError(t, json.Unmarshal(r.Meta["dev.veil/withheld"], &w), "%s: withheld list in %s", s.Call, view)
-		assert.Len(t, w.Withheld, s.Held, "%s: values withheld", s.Call)
-	}
-
-	// The page's view of the session.
-	for k, v := range s.Trust {
-		assert.Equal(t, v, after.Trust[k], "%s: veil.trust.%s", s.Call, k)
-	}
-	var types []string
 	for _, e := range after.Events {
-		types = append(types, e.Type)
+		seen.Events = append(seen.Events, e.Type)
 	}
-	for _, e := range s.Events {
-		assert.Contains(t, types, e, "%s: veil event", s.Call)
-	}
-}
-
-// checkSpotlit checks that the view puts the tool's text between the
-// runtime's markers, after a notice that says what they mean.
-func checkSpotlit(t *testing.T, s corpus.RiskStep, view string) {
-	t.Helper()
-	var r struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(view), &r), "%s: a spotlighted view is a CallToolResult: %s", s.Call, view)
-	var m struct{ Marker string }
-	require.NoError(t, json.Unmarshal(r.Meta["dev.veil/risk"], &m), "%s: _meta[dev.veil/risk] in %s", s.Call, view)
-	require.True(t, strings.HasPrefix(m.Marker, "untrusted-content-"), "%s: marker %q", s.Call, m.Marker)
-	require.NotEmpty(t, r.Content)
-	assert.Contains(t, r.Content[0].Text, "not instructions", "%s: the notice comes first", s.Call)
-	assert.Contains(t, r.Content[0].Text, "<"+m.Marker+">")
-	// No string of the view outside the markers holds a present string:
-	// they came from the tool.
-	var v any
-	require.NoError(t, json.Unmarshal([]byte(view), &v))
-	outside := corpus.OutsideMarkers(v, m.Marker)
-	for _, p := range s.Present {
-		for _, o := range outside {
-			if o != r.Content[0].Text {
-				assert.NotContains(t, o, p, "%s: %q stands outside the markers in %s", s.Call, p, view)
-			}
-		}
-	}
-	for _, p := range s.Present {
-		if strings.Contains(r.Content[0].Text, p) {
-			continue // the runtime's own words
-		}
-		inside := false
-		for _, c := range r.Content[1:] {
-			if c.Type == "text" && strings.Contains(c.Text, p) {
-				assert.True(t, strings.HasPrefix(c.Text, "<"+m.Marker+">\n") && strings.HasSuffix(c.Text, "\n</"+m.Marker+">"),
-					"%s: %q stands outside the markers in %q", s.Call, p, c.Text)
-				inside = true
-			} else if c.Type == "text" {
-				// JSON text between the markers holds the string escaped.
-				if corpus.Present(c.Text, p) {
-					inside = true
-				}
-			}
-		}
-		assert.True(t, inside, "%s: %q is in no delimited text item of %s", s.Call, p, view)
-	}
+	s.Check(t, seen, func(view, value string) { assertWithheld(t, view, value, s.Call) })
 }
 
 // dialogState is what risk.dialog() reports of the built-in dialog.

@@ -142,103 +142,31 @@ func (r *riskReplay) step(t *testing.T, s corpus.RiskStep) {
 		}
 	}
 
-	// The decision, and whether the user was asked.
+	seen := corpus.RiskSeen{View: view, Trust: jsonMap(t, e.Trust()), Events: events}
 	log := e.Decisions()
-	var last *risk.Entry
 	for j := len(log) - 1; j >= 0; j-- {
-		if log[j].Tool == s.Call {
-			last = &log[j]
+		if l := log[j]; l.Tool == s.Call {
+			seen.Logged, seen.Outcome, seen.Rule = true, string(l.Outcome), l.Rule
+			for _, f := range l.Facts {
+				seen.Facts = append(seen.Facts, f.Source+" "+f.Key+"="+f.Value)
+			}
 			break
 		}
 	}
-	require.NotNil(t, last, "no decision logged for %s", s.Call)
-	assert.Equal(t, s.Outcome, last.Outcome, "%s: outcome in the decision log", s.Call)
-	assert.Equal(t, s.Rule, last.Rule, "%s: rule in the decision log", s.Call)
-	var facts []string
-	for _, f := range last.Facts {
-		facts = append(facts, f.Source+" "+f.Key+"="+f.Value)
-	}
-	for _, f := range s.Facts {
-		assert.Contains(t, facts, f, "%s: facts of the decision", s.Call)
-	}
-	assert.Equal(t, s.Answer != "", asked, "%s: the runtime asks the user exactly when the case answers", s.Call)
 	if asked {
-		assert.Equal(t, s.Rule, d.Rule, "%s: rule the user is asked about", s.Call)
-		assert.NotEmpty(t, d.Facts, "%s: the request lists its facts", s.Call)
+		seen.Asked = []corpus.RiskQuestion{{Rule: d.Rule, Tool: s.Call, Facts: len(d.Facts)}}
 	}
-
-	// execute, and what it heard of the session.
-	assert.Equal(t, s.Ran, ran, "%s: whether execute ran", s.Call)
 	if ran {
-		request := jsonMap(t, d.Request)
-		for k, v := range s.Request {
-			assert.Equal(t, v, request[k], "%s: options.annotations.%s", s.Call, k)
+		// The engine hands the page its annotations, which the page freezes.
+		seen.Runs, seen.Request, seen.Frozen = 1, jsonMap(t, d.Request), true
+	}
+	s.Check(t, seen, func(view, value string) {
+		if where, found := leakcheck.Find(view, value); found {
+			assert.Fail(t, "a withheld value reached the agent", "%s: %q found in %s of %q", s.Call, value, where, view)
 		}
-	}
-
-	// The agent view.
-	if s.View != nil {
-		assert.Equal(t, *s.View, view, "%s: the agent view", s.Call)
-	}
-	for _, p := range s.Present {
-		assert.True(t, corpus.Present(view, p), "%s: %q must be in the agent view %s", s.Call, p, view)
-	}
-	for _, a := range s.Absent {
-		if where, found := leakcheck.Find(view, a); found {
-			assert.Fail(t, "a withheld value reached the agent", "%s: %q found in %s of %q", s.Call, a, where, view)
-		}
-	}
-	var v struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool                       `json:"isError"`
-		Meta    map[string]json.RawMessage `json:"_meta"`
-	}
-	isJSON := json.Unmarshal([]byte(view), &v) == nil
-	if s.Refused {
-		require.True(t, isJSON, "%s: a refused call's view is a CallToolResult: %s", s.Call, view)
-		assert.True(t, v.IsError, "%s: a refused call's view is an error result", s.Call)
-		var pol struct{ Rule string }
-		require.NoError(t, json.Unmarshal(v.Meta["dev.veil/policy"], &pol), "%s: _meta[dev.veil/policy] in %s", s.Call, view)
-		assert.Equal(t, s.Rule, pol.Rule, "%s: the view names the rule", s.Call)
-	}
-	if s.Spotlit {
-		require.True(t, isJSON, "%s: a spotlighted view is a CallToolResult: %s", s.Call, view)
-		var m struct{ Marker string }
-		require.NoError(t, json.Unmarshal(v.Meta[engine.RiskMetaKey], &m), "%s: _meta[%s] in %s", s.Call, engine.RiskMetaKey, view)
-		require.True(t, strings.HasPrefix(m.Marker, "untrusted-content-"), "%s: marker %q", s.Call, m.Marker)
-		require.NotEmpty(t, v.Content)
-		assert.Contains(t, v.Content[0].Text, "not instructions", "%s: the notice comes first", s.Call)
-		assert.Contains(t, v.Content[0].Text, "<"+m.Marker+">")
-		var tree any
-		require.NoError(t, json.Unmarshal([]byte(view), &tree))
-		for _, o := range corpus.OutsideMarkers(tree, m.Marker) {
-			for _, p := range s.Present {
-				if o != v.Content[0].Text {
-					assert.NotContains(t, o, p, "%s: %q stands outside the markers in %s", s.Call, p, view)
-				}
-			}
-		}
-	} else if isJSON {
-		assert.NotContains(t, v.Meta, engine.RiskMetaKey, "%s: spotlighted, but the case says it is trusted", s.Call)
-	}
+	})
 	if s.Held > 0 {
-		var w struct{ Withheld []string }
-		require.True(t, isJSON)
-		require.NoError(t, json.Unmarshal(v.Meta[engine.MetaKey], &w), "%s: withheld list in %s", s.Call, view)
-		assert.Len(t, w.Withheld, s.Held, "%s: values withheld", s.Call)
 		assert.Equal(t, s.Held, res.Held, "%s: values held for the user", s.Call)
-	}
-
-	// The page's view of the session.
-	trust := jsonMap(t, e.Trust())
-	for k, want := range s.Trust {
-		assert.Equal(t, want, trust[k], "%s: veil.trust.%s", s.Call, k)
-	}
-	for _, ev := range s.Events {
-		assert.Contains(t, events, ev, "%s: veil event", s.Call)
 	}
 }
 
