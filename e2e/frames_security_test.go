@@ -244,3 +244,36 @@ func TestFramesForgedRequest(t *testing.T) {
 		return fx.traffic.slice(n).filter((line) => line.startsWith("port posted"))`), "what the parent posted for a made-up request")
 	assert.Empty(t, got)
 }
+
+// TestFramesInvokerGone: a frame calls a tool of its parent and is
+// removed, or navigates away, while the call runs. The call's invoker is
+// gone, so the tool's options.signal aborts and toolcancel fires in the
+// parent, as when a caller aborts: nothing waits for an answer no one can
+// receive.
+func TestFramesInvokerGone(t *testing.T) {
+	for _, r := range frameSecurityRuns {
+		for _, gone := range []struct{ how, script string }{
+			{"removed", `fx.children[0].frame.remove()`},
+			{"navigated", `fx.children[0].frame.src = "about:blank"`},
+		} {
+			t.Run(r.run.name+"/"+gone.how, func(t *testing.T) {
+				f, _ := openCallable(t, r.run, r.cross)
+				from := `{}`
+				if r.cross {
+					from = `{fromOrigins: [` + js(f.parent) + `]}`
+				}
+				require.Nil(t, f.inParent(`await fx.register({name: "p_slow", description: "Waits", execute: (input, {signal}) => new Promise(() => {
+				window.started = true;
+				signal.addEventListener("abort", () => (window.aborted = true));
+			})}, {exposedTo: [`+js(f.child)+`]})`).Error, "registering in the parent")
+				require.Nil(t, f.inChild(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "p_slow");
+				if (!t) throw new Error("the child does not see p_slow");
+				window.call = document.modelContext.executeTool(t, {}).catch(() => {});`).Error, "the child's call")
+				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => window.started === true)`), "started"), "execute started in the parent")
+				require.Nil(t, f.inParent(gone.script).Error, "the child goes")
+				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => window.aborted === true)`), "aborted"), "execute's signal aborted in the parent")
+				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => e2e.events.includes("toolcancel:p_slow"))`), "toolcancel"), "toolcancel in the parent")
+			})
+		}
+	}
+}
