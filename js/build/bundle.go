@@ -17,8 +17,9 @@ import (
 
 // bundles maps each script Dist writes from ES modules to its entry
 // module in package js: webmcp.js is js/webmcp/main.js and what it
-// imports, bundled into one classic script.
-var bundles = map[string]string{"webmcp.js": "webmcp/main.js"}
+// imports, bundled into one classic script; veil-secrets.js is
+// js/secrets/main.js's.
+var bundles = map[string]string{"webmcp.js": "webmcp/main.js", "veil-secrets.js": "secrets/main.js"}
 
 // bundled reports whether the script called name is built from modules.
 func bundled(name string) bool {
