@@ -27,8 +27,11 @@ export const PAGE = 5;
 
 /** What an item that can no longer be revealed says it is, by state. */
 export const STATES = { spent: 'Spent', expired: 'Expired', gone: 'Gone' };
+/** Why Reveal, Show or Copy did nothing: the browser saw no click or key press. */
 export const ACTIVATION = 'This needs a click or a key press.';
+/** What a one-time secret the tray redeemed and shows says. */
 export const KEPT = 'Shown once: the server will not hand it out again. It stays here until you hide it for good.';
+/** What a kept one-time secret masked again says. */
 export const MASKED = 'Masked. Show brings it back; it stays here until you hide it for good.';
 /** What a one-time secret the user hid for good says, in every tray. */
 export const HIDDEN = 'Hidden for good. The server will not hand it out again.';
