@@ -51,7 +51,7 @@ test: deps node_modules/.package-lock.json
 	  -as redeem/redisstore=redis -as e2e=browser \
 	  'wasm=$(WASMTEST) -json' \
 	  'types=$(TSC)' \
-	  'node=node --test js/webmcp/test/*.test.js'
+	  'node=node --test js/*/test/*.test.js'
 
 ## test-go: the native Go tests but the browser suite (no browser needed; Redis's run)
 test-go: deps

@@ -8,8 +8,9 @@
 // ([NoticesFile]) with the license of every module the engine links and of
 // Go. The scripts are minified
 // ([Minified]), webmcp.js bundled from the ES modules of package js's
-// webmcp/ into one classic script ([Source]); webmcp.d.ts is written as
-// it is.
+// webmcp/ into one classic script ([Source]), veil-secrets.js from those
+// of secrets/ into another, and veil-forms.js from those of forms/ into
+// one ES module; webmcp.d.ts is written as it is.
 package build
 
 import (

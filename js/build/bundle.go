@@ -17,8 +17,16 @@ import (
 
 // bundles maps each script Dist writes from ES modules to its entry
 // module in package js: webmcp.js is js/webmcp/main.js and what it
-// imports, bundled into one classic script.
-var bundles = map[string]string{"webmcp.js": "webmcp/main.js"}
+// imports, bundled into one classic script; veil-secrets.js is
+// js/secrets/main.js's; veil-forms.js is js/forms/main.js's, bundled
+// into one ES module (see [esModules]).
+var bundles = map[string]string{"webmcp.js": "webmcp/main.js", "veil-secrets.js": "secrets/main.js", "veil-forms.js": "forms/main.js"}
+
+// esModules are the bundled scripts a page imports as ES modules rather
+// than includes with a script tag (webmcp.js imports veil-forms.js): their
+// bundle is one module with its entry's exports, the rest of its code
+// local to it.
+var esModules = map[string]bool{"veil-forms.js": true}
 
 // bundled reports whether the script called name is built from modules.
 func bundled(name string) bool {
@@ -73,8 +81,9 @@ func built(name string) ([]byte, error) {
 // every module it imports, read from package js, as minify would write
 // it: one classic script, its code inside one function (nothing declared
 // at the top level of the page), minified, names kept where [namesSeen]
-// says, 'use strict' first. document.currentScript is still the script's
-// own tag while the bundle's first statements run.
+// says, 'use strict' first; or, for one of [esModules], one module that
+// exports what its entry does. document.currentScript is still the
+// script's own tag while the bundle's first statements run.
 func bundle(name string) ([]byte, error) {
 	entry, ok := bundles[name]
 	if !ok {
@@ -85,11 +94,15 @@ func bundle(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	format := api.FormatIIFE
+	if esModules[name] {
+		format = api.FormatESModule
+	}
 	res := api.Build(api.BuildOptions{
 		EntryPoints:       []string{entry},
 		Bundle:            true,
 		Write:             false,
-		Format:            api.FormatIIFE,
+		Format:            format,
 		Target:            api.ES2022,
 		Platform:          api.PlatformBrowser,
 		MinifyWhitespace:  true,

@@ -1,0 +1,20 @@
+// Making the tray's elements.
+
+/**
+ * el makes an element: props are attributes, except text and class; a
+ * prop that is null or undefined is left out.
+ * @param {string} tag
+ * @param {Record<string, any>} [props]
+ * @param {...(Node|string)} kids
+ * @returns {HTMLElement}
+ */
+export const el = (tag, props = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props))
+    if (v == null) continue;
+    else if (k === 'text') e.textContent = v;
+    else if (k === 'class') e.className = v;
+    else e.setAttribute(k, v);
+  e.append(...kids);
+  return e;
+};
