@@ -142,13 +142,14 @@ export const forgetFirst = (host, row) =>
   row.once && (row.v !== null || isKept(row.item.handle)) ? askFirst(row, 'forget') : forget(host, row);
 
 /**
- * confirmed is the question's yes: the one-time secret is hidden for
- * good, in every tray of the page.
+ * confirmed is the question's yes: the one-time secret is forgotten, or
+ * hidden for good in every tray of the page, as the question asked.
  * @param {Host} host
  */
 export const confirmed = (host, row) => {
+  const asked = row.asking;
   closeAsk(row);
-  if (row.asking === 'forget') return forget(host, row);
+  if (asked === 'forget') return forget(host, row);
   spend(row.item.handle);
   discard(row);
   done(host, row, 'spent', HIDDEN);
