@@ -33,6 +33,17 @@ export const waitingFor = (form) => waiting.get(form);
 export const cancel = (form, why) => waiting.get(form)?.end(false, new DOMException(why, 'AbortError'));
 
 /**
+ * cancelUnsubmitted is cancel for a form whose tool changed or left: a
+ * call whose submission came already ends with its answer, as a call of
+ * any tool outlives the tool's unregistration once it has started its
+ * work; one still waiting for its submission is cancelled.
+ */
+export const cancelUnsubmitted = (form, why) => {
+  const call = waiting.get(form);
+  if (call && !call.event && !call.submitted) cancel(form, why);
+};
+
+/**
  * execute runs the form's tool for one call the engine allowed: it fills
  * the form, then submits it (when the tool was registered with
  * toolautosubmit, as the engine decided it) or waits for the user, and

@@ -4,7 +4,7 @@
 
 import { WATCHED, TOOL_NAME } from './attributes.js';
 import { definition } from './definition.js';
-import { cancel, execute } from './calls.js';
+import { cancelUnsubmitted, execute } from './calls.js';
 
 /**
  * @typedef {object} Tool   a form's tool as it is registered
@@ -68,8 +68,9 @@ export const tools = ({ prepare, submit, veil, withhold }) => {
     const key = error ? `error:${error.message}` : JSON.stringify(tool);
     if (state.tool?.key === key) return;
     if (state.tool) {
-      // Chromium too ends a call whose tool changed under it.
-      cancel(form, 'the form tool changed while the call waited');
+      // Chromium too ends a call whose tool changed under it while it
+      // waited for its submission; one submitted already gets its answer.
+      cancelUnsubmitted(form, 'the form tool changed while the call waited');
       state.tool.controller.abort();
       state.tool = null;
     }
