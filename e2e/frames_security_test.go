@@ -277,3 +277,42 @@ func TestFramesInvokerGone(t *testing.T) {
 		}
 	}
 }
+
+// TestFramesAbortFromChild: the other way round from TestFramesAbort. A
+// child calls its parent's tool and aborts the call: the parent's
+// execute sees its signal abort and toolcancel fires there. And a call
+// whose AbortController another frame made and aborts (the parent's
+// controller, passed to the child's executeTool) is cancelled the same
+// way.
+func TestFramesAbortFromChild(t *testing.T) {
+	for _, r := range frameSecurityRuns {
+		for _, by := range []struct{ who, controller string }{
+			{"child", `new AbortController()`},
+			{"parent's controller", `new parent.AbortController()`},
+		} {
+			t.Run(r.run.name+"/"+by.who, func(t *testing.T) {
+				if r.cross && by.who != "child" {
+					t.Skip("a cross-origin child cannot reach its parent's AbortController")
+				}
+				f, _ := openCallable(t, r.run, r.cross)
+				from := `{}`
+				if r.cross {
+					from = `{fromOrigins: [` + js(f.parent) + `]}`
+				}
+				require.Nil(t, f.inParent(`await fx.register({name: "p_wait", description: "Waits", execute: (input, {signal}) => new Promise(() => {
+					window.started = true;
+					signal.addEventListener("abort", () => (window.aborted = true));
+				})}, {exposedTo: [`+js(f.child)+`]})`).Error, "registering in the parent")
+				require.Nil(t, f.inChild(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "p_wait");
+					if (!t) throw new Error("the child does not see p_wait");
+					window.ctl = `+by.controller+`;
+					window.call = document.modelContext.executeTool(t, {}, {signal: ctl.signal}).then((v) => "resolved: " + v, (e) => e.name + ": " + e.message);`).Error, "the child's call")
+				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => window.started === true)`), "started"), "execute started in the parent")
+				got := value[string](t, f.inChild(`ctl.abort(new DOMException("the agent gave up", "AbortError")); return await call;`), "the child's call")
+				assert.Equal(t, "AbortError: the agent gave up", got)
+				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => window.aborted === true)`), "aborted"), "execute's signal aborted in the parent")
+				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => e2e.events.includes("toolcancel:p_wait"))`), "toolcancel"), "toolcancel in the parent")
+			})
+		}
+	}
+}

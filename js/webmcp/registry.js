@@ -7,7 +7,7 @@
 // for the synchronous listTools.
 
 import { OP_REGISTER, OP_UNREGISTER } from './contract.js';
-import { str, isObject, toError, messageOf } from './util.js';
+import { str, isObject, isAbortSignal, toError, messageOf } from './util.js';
 import { parseOrigins } from './origins.js';
 import { call } from './engine.js';
 import { changed } from './context.js';
@@ -63,7 +63,7 @@ export const prepare = (tool, options) => {
     return s;
   };
   const signal = options?.signal;
-  if (signal !== undefined && !(signal instanceof AbortSignal))
+  if (signal !== undefined && !isAbortSignal(signal))
     throw new TypeError('registerTool: options.signal is not an AbortSignal');
   const fields = [
     ['name', name],

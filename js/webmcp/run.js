@@ -3,7 +3,7 @@
 // is a form tool's way to keep values of its answer from the agent.
 
 import { FAILURE, KIND_ABORTED, KIND_EMPTY, KIND_REFUSED, KIND_RETURNED, KIND_TEXT, KIND_THREW, KIND_TIMEDOUT, KIND_UNSERIALIZABLE, OP_DECIDE, OP_OUTPUT, OP_RESOLVE, OP_SCRUB, OP_SETTLE, OUTCOME_ALLOW, OUTCOME_BLOCK, OUTCOME_CONFIRM, OUTCOME_NOTICE, OUTCOME_RESOLVE, OP_TIMEOUT_MS, OUTPUT_TIMEOUT_MS } from './contract.js';
-import { noop, str, isObject, toError, failure, messageOf, freeze, abortOf } from './util.js';
+import { noop, str, isObject, isAbortSignal, toError, failure, messageOf, freeze, abortOf } from './util.js';
 import { trust, setTrust, progress, emit } from './session.js';
 import { ActivatedEvent, CancelEvent } from './events.js';
 import { registrations, GONE } from './registry.js';
@@ -270,7 +270,7 @@ const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
 
 /** abortSignal checks executeTool's options.signal. */
 export const abortSignal = (signal) => {
-  if (signal != null && !(signal instanceof AbortSignal)) throw new TypeError('executeTool: options.signal is not an AbortSignal');
+  if (signal != null && !isAbortSignal(signal)) throw new TypeError('executeTool: options.signal is not an AbortSignal');
   return signal ?? undefined;
 };
 

@@ -7,6 +7,20 @@ export const noop = () => {};
 export const str = (v) => `${v}`;
 export const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
 
+const abortedOf = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
+/**
+ * isAbortSignal is WebIDL's check of an argument: an AbortSignal of any
+ * realm, another frame's too, which instanceof refuses; an object that
+ * only looks like one fails it.
+ */
+export const isAbortSignal = (v) => {
+  try {
+    return abortedOf !== undefined && (abortedOf.call(v), true);
+  } catch {
+    return false;
+  }
+};
+
 /** @param {{name: string, message: string}} e */
 export const toError = (e) => (e.name === ERR_TYPE ? new TypeError(e.message) : new DOMException(e.message, e.name));
 /** The error of the FAILURE reply. */

@@ -2,11 +2,20 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { FAILURE } from '../contract.js';
-import { str, isObject, toError, failure, messageOf, freeze, abortOf } from '../util.js';
+import { str, isObject, isAbortSignal, toError, failure, messageOf, freeze, abortOf } from '../util.js';
 
 test('isObject: objects and functions', () => {
   for (const v of [{}, [], () => {}, new Map(), Object.create(null)]) assert.equal(isObject(v), true);
   for (const v of [null, undefined, 0, '', 'x', true, Symbol(), 1n]) assert.equal(isObject(v), false, typeof v);
+});
+
+test('isAbortSignal: a real AbortSignal, not one that only looks like it', () => {
+  assert.equal(isAbortSignal(new AbortController().signal), true);
+  assert.equal(isAbortSignal(AbortSignal.abort('x')), true);
+  const fake = Object.create(AbortSignal.prototype);
+  assert.equal(fake instanceof AbortSignal, true, 'instanceof takes the fake');
+  assert.equal(isAbortSignal(fake), false);
+  for (const v of [null, undefined, {}, { aborted: false, addEventListener() {} }, new EventTarget()]) assert.equal(isAbortSignal(v), false);
 });
 
 test('str is the string conversion', () => {
