@@ -290,10 +290,10 @@ func TestFramesAbortFromChild(t *testing.T) {
 			{"child", `new AbortController()`},
 			{"parent's controller", `new parent.AbortController()`},
 		} {
+			if r.cross && by.who != "child" {
+				continue // a cross-origin child cannot reach its parent's AbortController
+			}
 			t.Run(r.run.name+"/"+by.who, func(t *testing.T) {
-				if r.cross && by.who != "child" {
-					t.Skip("a cross-origin child cannot reach its parent's AbortController")
-				}
 				f, _ := openCallable(t, r.run, r.cross)
 				from := `{}`
 				if r.cross {
