@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // In Chromium as shipped the policy is unknown: TestFramesHidden's
@@ -28,6 +29,56 @@ func TestFramesNotAllowed(t *testing.T) {
 				};`)
 			assert.Equal(t, map[string]string{"register": "NotAllowedError", "getTools": "NotAllowedError", "execute": "NotAllowedError"},
 				value[map[string]string](t, got, "the API in the child"))
+		})
+	}
+}
+
+// TestFramesNotAllowedAfterNavigation: a child whose iframe allows
+// "tools" only to the child's first origin, navigated to another origin:
+// its new document may not use the API, which refuses with
+// NotAllowedError, as Chromium's own WebMCP does.
+func TestFramesNotAllowedAfterNavigation(t *testing.T) {
+	for _, run := range []frameRun{runNative, runLayered} {
+		t.Run(run.name, func(t *testing.T) {
+			cross := crossOrigin(t)
+			f := openFrames(t, run, cross, "tools "+cross)
+			before := f.inChild(`await document.modelContext.getTools(); return "ok";`)
+			assert.Equal(t, "ok", value[string](t, before, "getTools in the child at the allowed origin"))
+			require.Equal(t, 0, value[int](t, f.inParent(`return fx.navigate(0, `+js(server.URL+"/"+run.page())+`)`), "navigating"), "the child's index")
+			got := f.inChild(`
+				const outcome = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+				const mc = document.modelContext;
+				return {
+					register: await outcome(() => mc.registerTool({name: "nan_a", description: "d", execute: () => "x"})),
+					getTools: await outcome(() => mc.getTools()),
+					execute: await outcome(() => mc.executeTool({name: "nan_a", description: "d", origin: location.origin, window}, {})),
+				};`)
+			assert.Equal(t, map[string]string{"register": "NotAllowedError", "getTools": "NotAllowedError", "execute": "NotAllowedError"},
+				value[map[string]string](t, got, "the API in the child after navigation"))
+		})
+	}
+}
+
+// TestFramesExposureRevoked: the parent lists a cross-origin child's
+// tool, then the child registers it again exposed to no other origin. The
+// tool the parent holds no longer reaches it: executeTool rejects, and the
+// child's execute never runs. (A same-origin frame sees every tool of its
+// origin whatever exposedTo says, as the draft has it.)
+func TestFramesExposureRevoked(t *testing.T) {
+	for _, r := range frameSecurityRuns {
+		if !r.cross {
+			continue
+		}
+		t.Run(r.run.name, func(t *testing.T) {
+			f, from := openCallable(t, r.run, r.cross)
+			registerInChild(t, f, `{name: "c_revoked", description: "Exposed, then not", execute: () => ((window.ran = true), "ran")}`)
+			require.Nil(t, f.inParent(`window.held = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "c_revoked");
+				if (!window.held) throw new Error("the parent does not see c_revoked");`).Error, "listing in the parent")
+			require.Nil(t, f.inChild(`fx.unregister("c_revoked");
+				await document.modelContext.registerTool({name: "c_revoked", description: "Exposed, then not", execute: () => ((window.ran = true), "ran")});`).Error, "registering again in the child")
+			got := value[string](t, f.inParent(`try { return "resolved: " + await document.modelContext.executeTool(window.held, {}); } catch (e) { return e.name; }`), "the parent's call")
+			assert.Equal(t, "UnknownError", got)
+			assert.Equal(t, false, value[bool](t, f.inChild(`return window.ran === true`), "ran"), "execute did not run in the child")
 		})
 	}
 }

@@ -90,6 +90,15 @@
       });
     },
     /** in runs body (the body of an async function) in child i, and settles it there. */
+    /** navigate points child i at src, and resolves once its new page has loaded frames.js. */
+    navigate(i, src) {
+      const c = children[i];
+      return new Promise((ready) => {
+        c.origin = new URL(src).origin;
+        c.ready = () => ready(i);
+        c.frame.src = src;
+      });
+    },
     in(i, body) {
       const c = children[i];
       const id = ++asked;
