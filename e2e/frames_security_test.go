@@ -316,3 +316,22 @@ func TestFramesAbortFromChild(t *testing.T) {
 		}
 	}
 }
+
+// TestFramesUnregisteredMidCall: the parent calls a child's tool, and the
+// child unregisters it while its execute runs. The call is not cancelled:
+// it resolves with the output once execute ends, as a call in one
+// document does.
+func TestFramesUnregisteredMidCall(t *testing.T) {
+	for _, r := range frameSecurityRuns {
+		t.Run(r.run.name, func(t *testing.T) {
+			f, from := openCallable(t, r.run, r.cross)
+			registerInChild(t, f, `{name: "c_going", description: "Unregistered while it runs", execute: () => new Promise((resolve) => (window.finish = resolve))}`)
+			require.Nil(t, f.inParent(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "c_going");
+				if (!t) throw new Error("the parent does not see c_going");
+				window.call = document.modelContext.executeTool(t, {}).then((v) => "resolved: " + v, (e) => e.name);`).Error, "the parent's call")
+			require.Equal(t, true, value[bool](t, f.inChild(`return fx.until(() => typeof window.finish === "function")`), "started"), "execute started in the child")
+			require.Nil(t, f.inChild(`fx.unregister("c_going"); await new Promise((r) => setTimeout(r, 50)); window.finish("done");`).Error, "unregistering, then finishing")
+			assert.Equal(t, "resolved: done", value[string](t, f.inParent(`return await window.call`), "the parent's call"))
+		})
+	}
+}
