@@ -36,11 +36,14 @@ export const cancel = (form, why) => waiting.get(form)?.end(false, new DOMExcept
  * cancelUnsubmitted is cancel for a form whose tool changed or left: a
  * call whose submission came already ends with its answer, as a call of
  * any tool outlives the tool's unregistration once it has started its
- * work; one still waiting for its submission is cancelled.
+ * work; one still waiting for its submission is cancelled. It reports
+ * whether it cancelled one.
  */
 export const cancelUnsubmitted = (form, why) => {
   const call = waiting.get(form);
-  if (call && !call.event && !call.submitted) cancel(form, why);
+  if (!call || call.event || call.submitted) return false;
+  cancel(form, why);
+  return true;
 };
 
 /**

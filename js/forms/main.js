@@ -32,8 +32,9 @@ import { tools } from './tools.js';
  * calls: seen(form) when a form has a toolname, removed() when nodes left
  * the document or a shadow root. withhold(name, values) hands the engine
  * the values the answer of a call of tool name must not give the agent,
- * and rejects when the engine did not take them.
- * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>}} runtime
+ * and rejects when the engine did not take them; cancelled(name) fires
+ * toolcancel for a call the form's going cancelled.
+ * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>, cancelled: (name: string) => void}} runtime
  */
 export const start = (runtime) => {
   const handle = tools(runtime);

@@ -17,9 +17,9 @@ import { cancelUnsubmitted, execute } from './calls.js';
 /**
  * tools returns the handle webmcp.js calls: seen(form) when a form has a
  * toolname, removed() when nodes left the document or a shadow root.
- * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>}} runtime
+ * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>, cancelled: (name: string) => void}} runtime
  */
-export const tools = ({ prepare, submit, veil, withhold }) => {
+export const tools = ({ prepare, submit, veil, withhold, cancelled }) => {
   /** @type {Map<HTMLFormElement, {tool: Tool|null, observer: {disconnect: () => void}}>} */
   const forms = new Map();
 
@@ -70,7 +70,11 @@ export const tools = ({ prepare, submit, veil, withhold }) => {
     if (state.tool) {
       // Chromium too ends a call whose tool changed under it while it
       // waited for its submission; one submitted already gets its answer.
-      cancelUnsubmitted(form, 'the form tool changed while the call waited');
+      if (cancelUnsubmitted(form, 'the form tool changed while the call waited')) {
+        // As when the caller aborts: the call is over, a task later.
+        const { name } = state.tool;
+        setTimeout(() => cancelled(name));
+      }
       state.tool.controller.abort();
       state.tool = null;
     }

@@ -10,6 +10,8 @@ import { ns } from './veil.js';
 import { MARK } from './frames.js';
 import { native } from './mirror.js';
 import { sweep, sweepSoon } from './foreign.js';
+import { fire } from './context.js';
+import { CancelEvent } from './events.js';
 
 /** @type {{seen: (form: Element) => void, removed: () => void} | null} */
 let formTools = null;
@@ -31,7 +33,7 @@ const declare = (form) => {
     named.add(form);
   } else if (!named.has(form)) return;
   loadingForms ??= import(here('veil-forms.js')).then(
-    (m) => void (formTools = m.start({ prepare, submit, veil: ns, withhold })),
+    (m) => void (formTools = m.start({ prepare, submit, veil: ns, withhold, cancelled: (name) => fire(CancelEvent, 'toolcancel', name) })),
     (e) => console.warn('veil: veil-forms.js did not load, so no form is a tool', e),
   );
   loadingForms.then(() => formTools?.seen(form));
