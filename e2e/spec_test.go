@@ -91,12 +91,14 @@ type specTarget struct {
 var specTargets = []specTarget{
 	{"native", func() *browser { return native }, "native.html", "native"},
 	{"runtime", func() *browser { return plain }, conformancePage("worker"), "page"},
+	{"runtime-main", func() *browser { return plain }, conformancePage("main"), "page"},
 	{"layered", func() *browser { return native }, conformancePage("worker"), "page"},
 }
 
 // TestSpec runs the spec-behaviour cases against Chromium's own WebMCP
-// (native), the runtime in Chromium as shipped (runtime), and the runtime in
-// front of Chromium's own (layered). The runtime and layered must give want;
+// (native), the runtime in Chromium as shipped (runtime, with its engine in
+// a Worker; runtime-main, on the main thread), and the runtime in front of
+// Chromium's own (layered). The runtime and layered must give want;
 // Chromium must give native, or want when the case has no native. It logs a
 // report of where the runtime matches Chromium and where it differs, and
 // why.
@@ -129,6 +131,7 @@ func TestSpec(t *testing.T) {
 			}
 			require.NotEmpty(t, c.want, "no want: run with -update to write it")
 			assert.JSONEq(t, c.want, row.runtime, "the runtime's outcome (-update rewrites want)")
+			assert.JSONEq(t, c.want, compact(got["runtime-main"][c.name].Outcome), "the outcome of the runtime with its engine on the main thread")
 			assert.JSONEq(t, c.want, compact(layered.Outcome), "the outcome of the runtime in front of native WebMCP")
 			if c.native == "" {
 				assert.JSONEq(t, c.want, row.native, "Chromium's outcome differs from want: if the runtime differs on purpose, add native and say why in differs")
