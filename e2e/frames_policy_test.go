@@ -19,16 +19,7 @@ func TestFramesNotAllowed(t *testing.T) {
 	for _, run := range []frameRun{runNative, runLayered} {
 		t.Run(run.name, func(t *testing.T) {
 			f := openFrames(t, run, crossOrigin(t), "")
-			got := f.inChild(`
-				const outcome = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
-				const mc = document.modelContext;
-				return {
-					register: await outcome(() => mc.registerTool({name: "na_a", description: "d", execute: () => "x"})),
-					getTools: await outcome(() => mc.getTools()),
-					execute: await outcome(() => mc.executeTool({name: "na_a", description: "d", origin: location.origin, window}, {})),
-				};`)
-			assert.Equal(t, map[string]string{"register": "NotAllowedError", "getTools": "NotAllowedError", "execute": "NotAllowedError"},
-				value[map[string]string](t, got, "the API in the child"))
+			assertNotAllowedInChild(t, f, "the API in the child")
 		})
 	}
 }
@@ -45,16 +36,7 @@ func TestFramesNotAllowedAfterNavigation(t *testing.T) {
 			before := f.inChild(`await document.modelContext.getTools(); return "ok";`)
 			assert.Equal(t, "ok", value[string](t, before, "getTools in the child at the allowed origin"))
 			require.Equal(t, 0, value[int](t, f.inParent(`return fx.navigate(0, `+js(server.URL+"/"+run.page())+`)`), "navigating"), "the child's index")
-			got := f.inChild(`
-				const outcome = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
-				const mc = document.modelContext;
-				return {
-					register: await outcome(() => mc.registerTool({name: "nan_a", description: "d", execute: () => "x"})),
-					getTools: await outcome(() => mc.getTools()),
-					execute: await outcome(() => mc.executeTool({name: "nan_a", description: "d", origin: location.origin, window}, {})),
-				};`)
-			assert.Equal(t, map[string]string{"register": "NotAllowedError", "getTools": "NotAllowedError", "execute": "NotAllowedError"},
-				value[map[string]string](t, got, "the API in the child after navigation"))
+			assertNotAllowedInChild(t, f, "the API in the child after navigation")
 		})
 	}
 }
@@ -81,4 +63,20 @@ func TestFramesExposureRevoked(t *testing.T) {
 			assert.Equal(t, false, value[bool](t, f.inChild(`return window.ran === true`), "ran"), "execute did not run in the child")
 		})
 	}
+}
+
+// assertNotAllowedInChild checks that registerTool, getTools and
+// executeTool each reject with NotAllowedError in the child.
+func assertNotAllowedInChild(t *testing.T, f *frames, what string) {
+	t.Helper()
+	got := f.inChild(`
+				const outcome = async (f) => { try { await f(); return "ok"; } catch (e) { return e.name; } };
+				const mc = document.modelContext;
+				return {
+					register: await outcome(() => mc.registerTool({name: "na_a", description: "d", execute: () => "x"})),
+					getTools: await outcome(() => mc.getTools()),
+					execute: await outcome(() => mc.executeTool({name: "na_a", description: "d", origin: location.origin, window}, {})),
+				};`)
+	assert.Equal(t, map[string]string{"register": "NotAllowedError", "getTools": "NotAllowedError", "execute": "NotAllowedError"},
+		value[map[string]string](t, got, what))
 }

@@ -258,21 +258,9 @@ func TestFramesInvokerGone(t *testing.T) {
 		} {
 			t.Run(r.run.name+"/"+gone.how, func(t *testing.T) {
 				f, _ := openCallable(t, r.run, r.cross)
-				from := `{}`
-				if r.cross {
-					from = `{fromOrigins: [` + js(f.parent) + `]}`
-				}
-				require.Nil(t, f.inParent(`await fx.register({name: "p_slow", description: "Waits", execute: (input, {signal}) => new Promise(() => {
-				window.started = true;
-				signal.addEventListener("abort", () => (window.aborted = true));
-			})}, {exposedTo: [`+js(f.child)+`]})`).Error, "registering in the parent")
-				require.Nil(t, f.inChild(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "p_slow");
-				if (!t) throw new Error("the child does not see p_slow");
-				window.call = document.modelContext.executeTool(t, {}).catch(() => {});`).Error, "the child's call")
-				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => window.started === true)`), "started"), "execute started in the parent")
+				callParentFromChild(t, f, r.cross, "p_slow", `new AbortController()`)
 				require.Nil(t, f.inParent(gone.script).Error, "the child goes")
-				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => window.aborted === true)`), "aborted"), "execute's signal aborted in the parent")
-				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => e2e.events.includes("toolcancel:p_slow"))`), "toolcancel"), "toolcancel in the parent")
+				assertCancelledInParent(t, f, "p_slow")
 			})
 		}
 	}
@@ -295,23 +283,10 @@ func TestFramesAbortFromChild(t *testing.T) {
 			}
 			t.Run(r.run.name+"/"+by.who, func(t *testing.T) {
 				f, _ := openCallable(t, r.run, r.cross)
-				from := `{}`
-				if r.cross {
-					from = `{fromOrigins: [` + js(f.parent) + `]}`
-				}
-				require.Nil(t, f.inParent(`await fx.register({name: "p_wait", description: "Waits", execute: (input, {signal}) => new Promise(() => {
-					window.started = true;
-					signal.addEventListener("abort", () => (window.aborted = true));
-				})}, {exposedTo: [`+js(f.child)+`]})`).Error, "registering in the parent")
-				require.Nil(t, f.inChild(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "p_wait");
-					if (!t) throw new Error("the child does not see p_wait");
-					window.ctl = `+by.controller+`;
-					window.call = document.modelContext.executeTool(t, {}, {signal: ctl.signal}).then((v) => "resolved: " + v, (e) => e.name + ": " + e.message);`).Error, "the child's call")
-				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => window.started === true)`), "started"), "execute started in the parent")
+				callParentFromChild(t, f, r.cross, "p_wait", by.controller)
 				got := value[string](t, f.inChild(`ctl.abort(new DOMException("the agent gave up", "AbortError")); return await call;`), "the child's call")
 				assert.Equal(t, "AbortError: the agent gave up", got)
-				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => window.aborted === true)`), "aborted"), "execute's signal aborted in the parent")
-				assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => e2e.events.includes("toolcancel:p_wait"))`), "toolcancel"), "toolcancel in the parent")
+				assertCancelledInParent(t, f, "p_wait")
 			})
 		}
 	}
@@ -334,4 +309,34 @@ func TestFramesUnregisteredMidCall(t *testing.T) {
 			assert.Equal(t, "resolved: done", value[string](t, f.inParent(`return await window.call`), "the parent's call"))
 		})
 	}
+}
+
+// callParentFromChild registers in the parent a tool that waits for ever
+// and marks window.started and, when its signal aborts, window.aborted;
+// then the child starts a call of it, with an AbortController made by
+// controller (window.ctl), whose outcome is window.call. It returns once
+// execute started in the parent.
+func callParentFromChild(t *testing.T, f *frames, cross bool, name, controller string) {
+	t.Helper()
+	from := `{}`
+	if cross {
+		from = `{fromOrigins: [` + js(f.parent) + `]}`
+	}
+	require.Nil(t, f.inParent(`await fx.register({name: `+js(name)+`, description: "Waits", execute: (input, {signal}) => new Promise(() => {
+		window.started = true;
+		signal.addEventListener("abort", () => (window.aborted = true));
+	})}, {exposedTo: [`+js(f.child)+`]})`).Error, "registering in the parent")
+	require.Nil(t, f.inChild(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === `+js(name)+`);
+		if (!t) throw new Error("the child does not see the parent's tool");
+		window.ctl = `+controller+`;
+		window.call = document.modelContext.executeTool(t, {}, {signal: ctl.signal}).then((v) => "resolved: " + v, (e) => e.name + ": " + e.message);`).Error, "the child's call")
+	require.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => window.started === true)`), "started"), "execute started in the parent")
+}
+
+// assertCancelledInParent checks that the parent's tool name saw its
+// signal abort and toolcancel fire.
+func assertCancelledInParent(t *testing.T, f *frames, name string) {
+	t.Helper()
+	assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => window.aborted === true)`), "aborted"), "execute's signal aborted in the parent")
+	assert.Equal(t, true, value[bool](t, f.inParent(`return fx.until(() => e2e.events.includes("toolcancel:" + `+js(name)+`))`), "toolcancel"), "toolcancel in the parent")
 }
