@@ -136,7 +136,7 @@ func TestMinifyNames(t *testing.T) {
 		name string
 		keep bool
 	}{
-		{"webmcp.js", true},
+		{"webmcp.js", false},
 		{"veil-secrets.js", true},
 		{"worker.js", false},
 	}

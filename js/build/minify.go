@@ -13,10 +13,12 @@ import (
 // js stay as written; a page loads these from the distribution.
 var Minified = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil-secrets.js", "veil-confirm.js", "veil-forms.js", "veil-mcp.js"}
 
-// namesSeen are the scripts whose classes a page can see by name
-// (document.modelContext.constructor.name is ModelContext, the tray's
-// element a VeilSecrets): they keep their functions' and classes' names.
-var namesSeen = map[string]bool{"webmcp.js": true, "veil-secrets.js": true}
+// namesSeen are the scripts whose classes a page can see by name (the
+// tray's element is a VeilSecrets): they keep their functions' and
+// classes' names. webmcp.js names the few it shows the page itself
+// (util.js named: ModelContext, ModelContextTesting, Veil), which costs
+// far less than keeping every name.
+var namesSeen = map[string]bool{"veil-secrets.js": true}
 
 // minified reports whether Dist minifies the file called name.
 func minified(name string) bool {

@@ -2,7 +2,7 @@
 // navigator.modelContext (one ModelContext), navigator.modelContextTesting,
 // and the events they fire.
 
-import { str, isObject } from './util.js';
+import { str, isObject, named } from './util.js';
 import { registrations, live, prepare, submit, unregister, unregisterName } from './registry.js';
 import { install } from './mirror.js';
 import { run, abortSignal, parseInput } from './run.js';
@@ -94,6 +94,7 @@ class ModelContext extends EventTarget {
     unregisterName(str(name));
   }
 }
+named(ModelContext, 'ModelContext');
 handlerAttributes(ModelContext.prototype, 'toolchange', 'toolactivated', 'toolcancel');
 
 class ModelContextTesting extends EventTarget {
@@ -126,6 +127,7 @@ class ModelContextTesting extends EventTarget {
     testingCallback = typeof callback === 'function' ? callback : null;
   }
 }
+named(ModelContextTesting, 'ModelContextTesting');
 handlerAttributes(ModelContextTesting.prototype, 'toolchange');
 
 export const context = new ModelContext(KEY);

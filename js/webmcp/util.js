@@ -5,6 +5,12 @@ import { FAILURE, ERR_TYPE } from './contract.js';
 
 export const noop = () => {};
 export const str = (v) => `${v}`;
+/**
+ * named gives a class the name the page sees (constructor.name), which the
+ * minified bundle would otherwise shorten: a page may tell
+ * document.modelContext's class by it.
+ */
+export const named = (cls, name) => Object.defineProperty(cls, 'name', { value: name });
 export const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
 
 const abortedOf = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;

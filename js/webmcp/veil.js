@@ -2,7 +2,7 @@
 /// <reference path="../webmcp.d.ts" />
 
 import { ERR_NOT_FOUND, OP_CONFIGURE, OP_DECISIONS, OP_FORGET, OP_ITEMS, OP_REVEAL } from './contract.js';
-import { str, toError, freeze } from './util.js';
+import { str, toError, freeze, named } from './util.js';
 import { refused, redeem, toItem } from './reveal.js';
 import { call, ready, mode } from './engine.js';
 import { native } from './mirror.js';
@@ -124,6 +124,7 @@ class Veil extends EventTarget {
     return !!h.ok;
   }
 }
+named(Veil, 'Veil');
 export const ns = new Veil();
 
 /** start makes the agent paths and puts the namespace on the page. */
