@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math/big"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -300,7 +299,11 @@ func (f *fastSchema) validNumber(text string) bool {
 // isIntegerText reports whether a JSON number's text has an integer value,
 // as the library decides it (1.0 and 1e2 are integers).
 func isIntegerText(text string) bool {
-	if !strings.ContainsAny(text, ".eE") {
+	plain := true
+	for i := 0; i < len(text) && plain; i++ {
+		plain = text[i] != '.' && text[i] != 'e' && text[i] != 'E'
+	}
+	if plain {
 		return true
 	}
 	r, ok := new(big.Rat).SetString(text)

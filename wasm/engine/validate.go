@@ -73,7 +73,13 @@ func pointer(tokens []string) string {
 }
 
 func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
+	// One pass over the bytes: strings.ContainsAny builds a set on every
+	// call, and every withheld node's pointer asks.
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] != '~' && s[i] != '/'
+	}
+	if plain {
 		return s
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
