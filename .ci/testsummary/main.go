@@ -1,7 +1,9 @@
-// Command testsummary runs the test suites of `make test` one after the
-// other and ends with what a person wants to know: one line per suite with
-// the tests passed, failed and skipped and how long the suite took, a
-// total, the tests that failed and every skipped test with its reason.
+// Command testsummary runs the test suites of `make test` and ends with
+// what a person wants to know: one line per suite with the tests passed,
+// failed and skipped and how long the suite took, a total, the tests that
+// failed and every skipped test with its reason.
+//
+// The commands run side by side; the report lists them in the order given.
 //
 // Usage:
 //
@@ -27,6 +29,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -34,6 +37,7 @@ import (
 	"os/exec"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -101,12 +105,34 @@ func main() {
 		module = info.Main.Path
 	}
 	start := time.Now()
-	for _, c := range cmds {
-		run(sum, c, module, mv.m, os.Stdout)
-	}
+	runAll(sum, cmds, module, mv.m, os.Stdout)
 	sum.Report(os.Stdout, time.Since(start))
 	if sum.Failed() {
 		os.Exit(1)
+	}
+}
+
+// runAll runs the commands side by side: the suites' lines already wait
+// on the browser, and a suite that only computes (the engine under Node)
+// fits in beside it. The first command prints as it goes; each other's
+// output is printed, in order, once it has ended and those before it have
+// been printed. Each adds its results to sum when it ends.
+func runAll(sum *Summary, cmds []command, module string, moved map[string]string, out io.Writer) {
+	parts := make([]*Summary, len(cmds))
+	bufs := make([]*bytes.Buffer, len(cmds))
+	var wg sync.WaitGroup
+	for i, c := range cmds {
+		parts[i], bufs[i] = new(Summary), new(bytes.Buffer)
+		w := io.Writer(bufs[i])
+		if i == 0 {
+			w = out
+		}
+		wg.Go(func() { run(parts[i], c, module, moved, w) })
+	}
+	wg.Wait()
+	for i := range cmds {
+		io.Copy(out, bufs[i])
+		sum.merge(parts[i])
 	}
 }
 

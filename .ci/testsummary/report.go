@@ -105,6 +105,22 @@ func (s *Summary) commandFailed(suite string, err error, elapsed time.Duration) 
 	s.ran(suite, elapsed)
 }
 
+// merge adds what part recorded: its suites' counts and times, its skips
+// and its failures.
+func (s *Summary) merge(part *Summary) {
+	for _, su := range part.suites {
+		to := s.suite(su.Name)
+		to.Passed += su.Passed
+		to.Failed += su.Failed
+		to.Skipped += su.Skipped
+		to.Elapsed = max(to.Elapsed, su.Elapsed)
+	}
+	for _, k := range part.skips {
+		s.skip(k)
+	}
+	s.failures = append(s.failures, part.failures...)
+}
+
 // Failed reports whether anything failed.
 func (s *Summary) Failed() bool { return len(s.failures) > 0 }
 

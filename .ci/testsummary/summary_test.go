@@ -161,6 +161,27 @@ func set(a *txtar.Archive, name, data string) {
 	a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(data)})
 }
 
+// TestRunAll: the commands run side by side (the first waits for a file
+// the third writes, which it would wait for in vain were they run one
+// after the other), each suite's output comes whole and in the order
+// given, and every result reaches the summary.
+func TestRunAll(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "mark")
+	sum := new(Summary)
+	var out bytes.Buffer
+	runAll(sum, []command{
+		{"waits", "for i in $(seq 100); do [ -e " + mark + " ] && break; sleep 0.1; done; [ -e " + mark + " ] && echo saw it"},
+		{"failing", "echo failing says; exit 3"},
+		{"writes", "touch " + mark + " && echo wrote it"},
+	}, module, nil, &out)
+	assert.Equal(t, "== waits\nsaw it\n== failing\nfailing says\n== writes\nwrote it\n", out.String())
+	require.Len(t, sum.suites, 3)
+	assert.Equal(t, []string{"waits", "failing", "writes"}, []string{sum.suites[0].Name, sum.suites[1].Name, sum.suites[2].Name})
+	assert.Equal(t, []int{1, 0}, []int{sum.suites[0].Passed, sum.suites[0].Failed}, "the first saw the third's file")
+	assert.Equal(t, 1, sum.suites[1].Failed)
+	assert.True(t, sum.Failed(), "a command that failed fails the run")
+}
+
 // TestCommand runs commands as make test does, through sh.
 func TestCommand(t *testing.T) {
 	dir := t.TempDir()
