@@ -38,9 +38,10 @@ func (w *walker) embeddedValues(start *sstate) bool {
 		if w.jsonTextValues(tr.str(i), start, 0, &left) && i >= withheldUntil {
 			found = true
 			switch {
-			case left.literal:
-				// true, false or null: no search of the string can take
-				// them out of it alone.
+			case left.whole:
+				// true, false or null, which no search of the string can
+				// take out of it alone, or JSON text past the bounds of
+				// reading it, which might hold anything.
 				w.withhold(i)
 			case len(left.short) > 0:
 				w.localSet(i).addShort(left.short)
@@ -67,8 +68,14 @@ func mayHoldJSON(str string) bool {
 // whether the schema makes any of it sensitive.
 // What the session's set cannot take is noted in left.
 func (w *walker) jsonTextValues(str string, start *sstate, depth int, left *leftovers) bool {
-	if depth > maxEmbeddedDepth || !mayHoldJSON(str) {
+	if !mayHoldJSON(str) {
 		return false
+	}
+	if depth > maxEmbeddedDepth {
+		// JSON text nested deeper than it is read: it might hold what
+		// the schema makes sensitive.
+		left.whole = true
+		return true
 	}
 	found := false
 	if quotesEscaped(str) && w.jsonTextValues(htmlText(str), start, depth+1, left) {
@@ -91,11 +98,14 @@ func (w *walker) jsonTextValues(str string, start *sstate, depth int, left *left
 		begin := pos + j
 		sub, end, err := parsePrefix(str[begin:])
 		if read += end; read > maxEmbeddedRead*len(str)+maxEmbeddedSlack {
-			break
+			// Past the bounds of reading: what is left might hold it.
+			left.whole = true
+			return true
 		}
 		if err != nil || sub.nodes[0].kind < kArray {
 			if failed++; failed > maxEmbeddedTries {
-				break
+				left.whole = true
+				return true
 			}
 			pos = begin + 1
 			continue
@@ -117,11 +127,12 @@ func (w *walker) jsonTextValues(str string, start *sstate, depth int, left *left
 // leftovers is what the schema makes sensitive in a string's JSON text
 // that the session's set does not take, so that no search of the string
 // would remove it: strings and numbers shorter than minScrubLength, which
-// go from this string alone (short, each with its kind), and true, false
-// and null (literal), which make the string withheld whole.
+// go from this string alone (short, each with its kind); and true, false
+// and null, or JSON text past the bounds of reading it (whole), which
+// make the string withheld whole.
 type leftovers struct {
-	short   []leftover
-	literal bool
+	short []leftover
+	whole bool
 }
 
 type leftover struct {
@@ -138,7 +149,7 @@ func (l *leftovers) note(sw *walker) {
 			var v string
 			switch tr.nodes[m].kind {
 			case kNull, kBool:
-				l.literal = true
+				l.whole = true
 				continue
 			case kString:
 				v = strings.TrimSpace(tr.str(m))

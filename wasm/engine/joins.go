@@ -316,9 +316,11 @@ func cutStart(s string, i int) int {
 }
 
 // encodedRuns returns the runs of two or more consecutive strings that
-// are each written in base64's or hex's alphabet alone, as a backend cuts
-// an encoding into lines of one string each (["LS0tLS1CRUdJTiBB",
-// "WT1za19saXZl…"]), as [first, end) indices.
+// are each written in base64's or hex's alphabet alone, together eight
+// characters or more with a digit, padding or a capital past the first
+// (encodingMarked), as a backend cuts an encoding into lines of one string
+// each (["LS0tLS1CRUdJTiBB", "WT1za19saXZl…"], or lines of three), as
+// [first, end) indices.
 func encodedRuns(strs []string) [][2]int {
 	var runs [][2]int
 	first := -1
@@ -329,7 +331,7 @@ func encodedRuns(strs []string) [][2]int {
 			}
 			continue
 		}
-		if first >= 0 && k-first >= 2 {
+		if first >= 0 && k-first >= 2 && encodingMarked(strs[first:k]) {
 			runs = append(runs, [2]int{first, k})
 		}
 		first = -1
@@ -337,44 +339,84 @@ func encodedRuns(strs []string) [][2]int {
 	return runs
 }
 
-// encodingLine reports whether str, of four bytes or more, is written in
-// the alphabet of base64, base64url or hex alone, with a digit, a capital
-// after its first character or padding: words and names are not.
+// encodingLine reports whether str, of two bytes or more, is written in
+// the alphabet of base64, base64url or hex alone.
 func encodingLine(str string) bool {
-	if len(str) < 4 {
+	if len(str) < 2 {
 		return false
 	}
-	marked := false
 	for i := 0; i < len(str); i++ {
-		c := str[i]
-		if !(isAlnum(c) || c == '+' || c == '/' || c == '-' || c == '_' || c == '=') {
+		if c := str[i]; !(isAlnum(c) || c == '+' || c == '/' || c == '-' || c == '_' || c == '=') {
 			return false
 		}
-		marked = marked || isDigit(c) || c == '=' || i > 0 && c >= 'A' && c <= 'Z'
 	}
-	return marked
+	return true
+}
+
+// encodingMarked reports whether lines, joined, are eight characters or
+// more with a digit, padding or a capital past the first character: words
+// and names are not.
+func encodingMarked(lines []string) bool {
+	n := 0
+	marked := false
+	for k, l := range lines {
+		n += len(l)
+		for i := 0; i < len(l) && !marked; i++ {
+			c := l[i]
+			marked = isDigit(c) || c == '=' || (k > 0 || i > 0) && c >= 'A' && c <= 'Z'
+		}
+	}
+	return marked && n >= 8
 }
 
 // hasEncodingLines reports whether the JSON text data, which has no
-// escapes, has two strings in a row, a comma and white space between
-// them, that encodingLine takes: an encoding cut into lines, which only
-// the parsed view reads whole (encodedRuns).
+// escapes, has two string values in a row with nothing but commas, white
+// space and member names between them, that encodedRuns would read as
+// one encoding: an encoding cut into lines, which only the parsed view
+// reads whole.
 func hasEncodingLines(data string) bool {
-	prev := -1 // where the last string that encodingLine takes ended
-	for i := strings.IndexByte(data, '"'); i >= 0; {
-		j := indexByteFrom(data, '"', i+1)
-		if j < 0 {
-			return false
-		}
-		if encodingLine(data[i+1 : j]) {
-			if prev >= 0 && strings.TrimLeft(data[prev:i], ", \t\n\r") == "" && strings.Contains(data[prev:i], ",") {
-				return true
+	// The run of values encodingLine takes so far: how many, their
+	// characters, and whether encodingMarked would take them.
+	lines, chars, marked := 0, 0, false
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r', ',', ':':
+			continue
+		case '"':
+			j := indexByteFrom(data, '"', i+1)
+			if j < 0 {
+				return true // unsure
 			}
-			prev = j + 1
-		} else {
-			prev = -1
+			k := j + 1
+			for k < len(data) && (data[k] == ' ' || data[k] == '\t' || data[k] == '\n' || data[k] == '\r') {
+				k++
+			}
+			str := data[i+1 : j]
+			i = j
+			switch {
+			case k < len(data) && data[k] == ':':
+				// A member name: the run goes on past it.
+			case encodingLine(str):
+				for p := 0; p < len(str) && !marked; p++ {
+					c := str[p]
+					marked = isDigit(c) || c == '=' || (lines > 0 || p > 0) && c >= 'A' && c <= 'Z'
+				}
+				lines, chars = lines+1, chars+len(str)
+				if lines >= 2 && marked && chars >= 8 {
+					return true
+				}
+			default:
+				lines, chars, marked = 0, 0, false
+			}
+		default:
+			lines, chars, marked = 0, 0, false
 		}
-		i = indexByteFrom(data, '"', j+1)
 	}
 	return false
+}
+
+// mayHaveEncodingLines is hasEncodingLines for JSON text that may have
+// escapes, which the scan does not read: such a text may.
+func mayHaveEncodingLines(data string) bool {
+	return strings.IndexByte(data, '\\') >= 0 || hasEncodingLines(data)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -229,4 +230,45 @@ func escapeInRun(s string) bool {
 		}
 	}
 	return false
+}
+
+// mentionLines withholds, as invalid references, the runs of consecutive
+// strings of one object or array the view keeps that are an encoding cut
+// into lines (encodedRuns) whose joined text names secret_reference: no
+// one line of them does, and together they may be a reference.
+func (w *walker) mentionLines() {
+	tr := w.tr
+	var strs []string
+	var nodes []int
+	flush := func() {
+		for _, r := range encodedRuns(strs) {
+			if spans, ok := mentions(strings.Join(strs[r[0]:r[1]], ""), 0); ok && len(spans) == 0 {
+				continue
+			}
+			w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the strings from %s on name secret_reference in an encoding cut into lines, so they were withheld", w.t.name, orRoot(tr.pointer(nodes[r[0]]))))
+			for k := r[0]; k < r[1]; k++ {
+				if u := w.mentionUnit(nodes[k]); w.act[u] == keep {
+					w.withhold(u)
+				}
+			}
+		}
+		strs, nodes = strs[:0], nodes[:0]
+	}
+	for i := range tr.nodes {
+		n := &tr.nodes[i]
+		if n.kind < kArray || w.act[i] != keep {
+			continue
+		}
+		for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
+			// A line withheld already (it names the type alone) still
+			// joins its run: the lines after it hold the rest.
+			if (w.act[j] == keep || w.act[j] == withhold) && tr.nodes[j].kind == kString {
+				strs = append(strs, tr.str(j))
+				nodes = append(nodes, j)
+				continue
+			}
+			flush()
+		}
+		flush()
+	}
 }

@@ -93,7 +93,7 @@ func (e *Engine) output(c riskCall, o Outcome) (res Result) {
 		// judged as that value wherever anything could apply to it (its
 		// schema, a secret_reference, a reserved key, the session's
 		// withheld values).
-		if looksLikeJSON(o.Data) && (t.declaresAny || active || mayHaveReference(o.Data, 1) || mayHaveReserved(o.Data)) {
+		if looksLikeJSON(o.Data) && (t.declaresAny || active || mayHaveReference(o.Data, 1) || mayHaveReserved(o.Data) || mayHaveEncodingLines(o.Data)) {
 			if len(o.Data) > e.opts.MaxOutputBytes {
 				return Result{Err: t.failure(fmt.Sprintf("the output is larger than %d bytes", e.opts.MaxOutputBytes))}
 			}
@@ -107,7 +107,7 @@ func (e *Engine) output(c riskCall, o Outcome) (res Result) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	case Returned:
-		if !t.declaresAny && !mayHaveReference(o.Data, 1) && !mayHaveReserved(o.Data) && (!active || !mayRepeat(o.Data, true)) {
+		if !t.declaresAny && !mayHaveReference(o.Data, 1) && !mayHaveReserved(o.Data) && !mayHaveEncodingLines(o.Data) && (!active || !mayRepeat(o.Data, true)) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	default:

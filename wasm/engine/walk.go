@@ -172,6 +172,9 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome, own *scrubSet) Result {
 	} else {
 		w.result(start)
 	}
+	if w.mode != wholeMode {
+		w.mentionLines()
+	}
 
 	embedded := w.mode != wholeMode && t.output != nil && t.output.anySensitive && w.embeddedValues(start)
 	if !w.withholdNames() {
