@@ -47,7 +47,7 @@ test: deps node_modules/.package-lock.json
 	$(GO) vet ./... ./.ci/testsummary
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	$(GO) run ./.ci/testsummary \
-	  'native=$(GO) test -json -count=1 -timeout 20m ./... ./.ci/testsummary' \
+	  'native=$(GO) test -json -count=1 -timeout 20m -parallel 4 ./... ./.ci/testsummary' \
 	  -as redeem/redisstore=redis -as e2e=browser \
 	  'wasm=$(WASMTEST) -json' \
 	  'types=$(TSC)' \
@@ -61,7 +61,7 @@ test-go: deps
 ## test-e2e: the headless-browser suite (e2e/) alone
 test-e2e: deps node_modules/.package-lock.json
 	$(GO) vet ./e2e
-	$(GO) test -count=1 -timeout 20m ./e2e
+	$(GO) test -count=1 -timeout 20m -parallel 4 ./e2e
 
 ## test-wasm: the engine and glue under Node (GOOS=js GOARCH=wasm)
 test-wasm:
