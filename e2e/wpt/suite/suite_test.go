@@ -186,3 +186,17 @@ func TestRegistrationError(t *testing.T) {
 		assert.Equal(t, tt.is, registrationError(spec{want: tt.want}), "registrationError(%s)", tt.want)
 	}
 }
+
+func TestReadWritten(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       writtenFile
+	}{
+		{"redeem-a.html", "<title>WebMCP sensitive output: A &amp; B</title>\n<meta name=\"assert\" content=\"it says &quot;x&quot;\">", writtenFile{"redeem-a.html", "A & B", `it says "x"`}},
+		{"redeem-b.html", "<title>Other</title>", writtenFile{"redeem-b.html", "Other", ""}},
+		{"redeem-c.html", "", writtenFile{name: "redeem-c.html"}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, readWritten(tt.name, tt.text), "readWritten(%s)", tt.name)
+	}
+}
