@@ -24,9 +24,17 @@
    */
   const user = (who = "alice") => `${who}-${token()}`;
 
-  /** signIn sets the cookie the endpoint reads the user from. */
+  /**
+   * signIn sets the cookie the endpoint reads the user from. It is
+   * SameSite=None where the browser takes it (Secure, which a loopback
+   * origin may set over http), so that a request another site makes
+   * carries it too, as a cookie set by a site that needs it cross-site
+   * would be: a refusal of that request then owes nothing to a missing
+   * cookie. Elsewhere it is the default, Lax.
+   */
   function signIn(name) {
-    document.cookie = `wpt_user=${name}; path=/; SameSite=Lax`;
+    document.cookie = `wpt_user=${name}; path=/; SameSite=None; Secure`;
+    if (!document.cookie.split("; ").includes(`wpt_user=${name}`)) document.cookie = `wpt_user=${name}; path=/; SameSite=Lax`;
   }
 
   /**
