@@ -53,16 +53,24 @@ func ruleTest(b *strings.Builder, c *corpus.Case) error {
 		}
 	}
 	b.WriteString("promise_test(async t => {\n")
-	if c.Fixture != nil {
+	if c.Fixture != nil && (c.ReturnsJS != nil || c.ThrowsJS != nil) {
+		// The expression reads the fixture; a returns.json holds it
+		// already.
 		fmt.Fprintf(b, "  const fixture = %s;\n", jsString(*c.Fixture))
 	}
-	fmt.Fprintf(b, "  const absent = %s;\n", jsStrings(c.Absent))
+	if len(c.Absent) > 0 {
+		fmt.Fprintf(b, "  const absent = %s;\n", jsStrings(c.Absent))
+	}
 	if len(c.Earlier) > 0 {
 		b.WriteString("  await sensitive.callEarlier(t, [\n")
 		for _, e := range c.Earlier {
 			fmt.Fprintf(b, "    {tool: %s, input: %s, execute: () => (%s)},\n", jsJSON(e.Definition()), jsJSON(e.Input), jsJSON(e.Returns))
 		}
-		b.WriteString("  ], absent);\n")
+		if len(c.Absent) > 0 {
+			b.WriteString("  ], absent);\n")
+		} else {
+			b.WriteString("  ], []);\n")
+		}
 	}
 	fmt.Fprintf(b, "  const input = %s;\n", jsJSON(c.Input))
 	execute, err := executeSource(c)
@@ -71,7 +79,9 @@ func ruleTest(b *strings.Builder, c *corpus.Case) error {
 	}
 	fmt.Fprintf(b, "  const execute = %s;\n", execute)
 	fmt.Fprintf(b, "  const outcome = await sensitive.callTool(t, {tool: %s, input, execute});\n", jsJSON(c.Definition()))
-	b.WriteString("  sensitive.assertAbsent(outcome, absent);\n")
+	if len(c.Absent) > 0 {
+		b.WriteString("  sensitive.assertAbsent(outcome, absent);\n")
+	}
 	if c.Error != "" {
 		fmt.Fprintf(b, "  sensitive.assertRejects(outcome, %s);\n", jsString(c.Error))
 	} else {
@@ -101,10 +111,10 @@ func executeSource(c *corpus.Case) (string, error) {
 		return "() => (" + jsJSON(*c.Returns) + ")", nil
 	case c.ReturnsJS != nil:
 		src, err := jsSource(*c.ReturnsJS)
-		return "input => (\n" + src + "\n  )", err
+		return "input => (\n" + indent(src, "    ") + "\n  )", err
 	case c.ThrowsJS != nil:
 		src, err := jsSource(*c.ThrowsJS)
-		return "input => {\n    throw (\n" + src + "\n    );\n  }", err
+		return "input => {\n    throw (\n" + indent(src, "      ") + "\n    );\n  }", err
 	}
 	return "() => undefined", nil
 }
@@ -148,20 +158,32 @@ func registrationTests(specs []spec) ([]byte, error) {
 		}
 		b.WriteString("promise_test(async t => {\n")
 		b.WriteString("  const outcome = await sensitive.script(async (mc, {tool, attempt, tick, until, settledWithin, registered}) => {\n")
-		for line := range strings.Lines(strings.TrimRight(src, "\n")) {
-			line = strings.TrimSuffix(line, "\n")
-			if line == "" {
-				b.WriteString("\n")
-				continue
-			}
-			b.WriteString("    " + line + "\n")
-		}
+		b.WriteString(indent(src, "    ") + "\n")
 		b.WriteString("  });\n")
 		fmt.Fprintf(&b, "  sensitive.assertOutcome(outcome, %s);\n", jsJSON(s.want))
 		fmt.Fprintf(&b, "}, %s);\n", jsString(s.name))
 	}
 	b.WriteString("</script>\n")
 	return []byte(b.String()), nil
+}
+
+// indent puts prefix before every line of src that is not blank, unless
+// a line holds an odd number of backquotes: a template literal that spans
+// lines, which indenting would change, so src is left as it is.
+func indent(src, prefix string) string {
+	for line := range strings.Lines(src) {
+		if strings.Count(line, "`")%2 == 1 {
+			return src
+		}
+	}
+	var b strings.Builder
+	for line := range strings.Lines(src) {
+		if strings.TrimSpace(line) != "" {
+			b.WriteString(prefix)
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 // comment writes text as // lines, each line of it on its own, trailing

@@ -200,3 +200,15 @@ func TestReadWritten(t *testing.T) {
 		assert.Equal(t, tt.want, readWritten(tt.name, tt.text), "readWritten(%s)", tt.name)
 	}
 }
+
+func TestIndent(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"a\nb", "  a\n  b"},
+		{"a\n\nb\n", "  a\n\n  b\n"},
+		{"`x ${y}`", "  `x ${y}`"},
+		{"`x\ny`", "`x\ny`"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, indent(tt.src, "  "), "indent(%q)", tt.src)
+	}
+}
