@@ -313,7 +313,7 @@
    * UTF-8 and as Latin-1.
    */
   function* hex(s) {
-    for (const [run] of s.matchAll(/[0-9A-Fa-f]{2}(?:[:\- ]?[0-9A-Fa-f]{2}){3,}/g)) {
+    for (const [run] of s.matchAll(/[0-9A-Fa-f]{2}(?:[:\- ]?[0-9A-Fa-f]{2}){3,}[0-9A-Fa-f]?/g)) {
       const digits = run.replace(/[:\- ]/g, "");
       for (const start of [0, 1]) {
         const bytes = [];
