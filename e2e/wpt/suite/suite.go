@@ -154,13 +154,12 @@ func namesInvalidReference(c *corpus.Case) bool {
 // leftOut are the rule cases the suite does not hold, with why: each
 // checks something of Veil's own, not of the proposal.
 var leftOut = map[string]string{
-	"d-media-safe":                       "it declares Veil's own dev.veil/safeMedia in the tool's _meta",
-	"f-reserved-meta":                    "it checks that Veil removes _meta keys under its own dev.veil/ namespace from a page's result",
-	"f-reserved-division-slash":          "it checks that Veil removes _meta keys a reader takes for its own dev.veil/ namespace",
-	"f-reserved-fullwidth-dot":           "it checks that Veil removes _meta keys a reader takes for its own dev.veil/ namespace",
-	"f-reserved-zero-width":              "it checks that Veil removes _meta keys a reader takes for its own dev.veil/ namespace",
-	"f-reserved-string-result":           "it checks that Veil removes _meta keys under its own dev.veil/ namespace from a string result",
-	"s-additional-properties-token-keys": "its check is how Veil's _meta names a withheld member (by position), which the proposal leaves open",
+	"d-media-safe":              "it declares Veil's own dev.veil/safeMedia in the tool's _meta",
+	"f-reserved-meta":           "it checks that Veil removes _meta keys under its own dev.veil/ namespace from a page's result",
+	"f-reserved-division-slash": "it checks that Veil removes _meta keys a reader takes for its own dev.veil/ namespace",
+	"f-reserved-fullwidth-dot":  "it checks that Veil removes _meta keys a reader takes for its own dev.veil/ namespace",
+	"f-reserved-zero-width":     "it checks that Veil removes _meta keys a reader takes for its own dev.veil/ namespace",
+	"f-reserved-string-result":  "it checks that Veil removes _meta keys under its own dev.veil/ namespace from a string result",
 }
 
 // notes are the kept cases whose expectation is one implementation's

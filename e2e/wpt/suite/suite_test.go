@@ -2,6 +2,7 @@ package suite
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,4 +212,25 @@ func TestIndent(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, indent(tt.src, "  "), "indent(%q)", tt.src)
 	}
+}
+
+// TestConformanceDoc checks the test counts docs/conformance.md gives for
+// the generated files, and its total of generated tests, against what
+// Generate writes.
+func TestConformanceDoc(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/conformance.md")
+	require.NoError(t, err)
+	files, err := Generate(casesDir, specDir, outDir)
+	require.NoError(t, err)
+	total := 0
+	for _, f := range files {
+		if !strings.HasSuffix(f.Name, ".html") {
+			continue
+		}
+		n := strings.Count(string(f.Data), "\npromise_test(")
+		total += n
+		row := fmt.Sprintf("| `%s` | %d |", f.Name, n)
+		assert.Contains(t, string(doc), row, "docs/conformance.md's row of %s", f.Name)
+	}
+	assert.Contains(t, string(doc), fmt.Sprintf("- %d tests in %d files are generated", total, len(files)-1), "docs/conformance.md's count of generated tests")
 }
