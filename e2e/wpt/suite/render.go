@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/veilmcp/veil/e2e/corpus"
@@ -49,6 +51,11 @@ func ruleTest(b *strings.Builder, c *corpus.Case) error {
 	}
 	if note, ok := notes[c.Name]; ok {
 		if err := comment(b, "", "Note: "+note+"."); err != nil {
+			return err
+		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(c.Skip)) {
+		if err := comment(b, "", fmt.Sprintf("Note: Veil's runners do not check this case on the %s path: %s.", path, c.Skip[path])); err != nil {
 			return err
 		}
 	}
