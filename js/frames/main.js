@@ -26,6 +26,9 @@ import { receive, incoming } from './answer.js';
  * @param {import('./page.js').Page} p
  */
 export const start = (p) => {
+  // Once: page script that imports this module gets the runtime's own
+  // instance, and must not replace what the runtime handed it.
+  if (page.run) throw new Error('veil: veil-frames.js has started');
   Object.assign(page, p);
   // A document that goes ends its calls: those it made, and those made into it.
   addEventListener('pagehide', () => [...incoming, ...outgoing].forEach((f) => f()));

@@ -24,6 +24,15 @@ export const start = () => {
   base = new URL('.', script?.src || document.baseURI).href;
 };
 export const here = (name) => new URL(name, base).href;
+/**
+ * importWithin imports the runtime's module called name from the folder,
+ * and rejects when it has not loaded within 10 s: a stalled server must
+ * not leave what waits on it waiting for ever.
+ */
+export const importWithin = (name) => {
+  const url = here(name);
+  return Promise.race([import(url), new Promise((_, fail) => setTimeout(fail, 1e4, new Error(`veil: ${url} did not load within 10 s`)))]);
+};
 export const forced = script?.dataset.veilMode;
 
 /** The first op of every engine: the page's side of its options. */

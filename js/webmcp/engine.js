@@ -13,7 +13,7 @@ import { FAILURE, OP_INIT, OP_TIMEOUT_MS } from './contract.js';
 import { noop, toError, freeze } from './util.js';
 import { registrations, unregister } from './registry.js';
 import { scrubbing } from './run.js';
-import { forced, initHeader, here } from './config.js';
+import { forced, initHeader, importWithin } from './config.js';
 import { trust, setTrust, emit } from './session.js';
 import { startWorker, startMain, missing } from './spawn.js';
 import { foreignTools } from './foreign.js';
@@ -184,7 +184,7 @@ const restart = () => {
   // it (another is started, or the runtime is down), and its failure
   // replies say nothing of the page's settings or tools.
   const lostMeanwhile = () => e?.dead && current !== e;
-  import(here('veil-restart.js'))
+  importWithin('veil-restart.js')
     .then((m) =>
       m.restart({
         start: async () => (e = await (mode === 'worker' ? startWorker() : startMain())),

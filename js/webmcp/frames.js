@@ -10,9 +10,9 @@
 // allows this document; elsewhere cross-origin is off (it fails closed),
 // and a frame takes part only in a chain of same-origin frames from the top.
 
-import { str, isObject, noop } from './util.js';
+import { str, isObject, noop, abortOf } from './util.js';
 import { FRAMES, MARK, reachable } from './frametag.js';
-import { here } from './config.js';
+import { here, importWithin } from './config.js';
 import { registrations, live } from './registry.js';
 import { context } from './context.js';
 import { run, parseInput } from './run.js';
@@ -49,7 +49,7 @@ const others = () => window !== top || window.length > 0;
 let loaded;
 /** load imports veil-frames.js once and hands it the runtime; if it does not load, there are no tools across frames. */
 export const load = () =>
-  (loaded ??= import(here('veil-frames.js')).then(
+  (loaded ??= importWithin('veil-frames.js').then(
     (m) => m.start({ registrations, live, context, run, parseInput, allowed, crossOrigin: policyKnown && allowed }),
     (e) => {
       const off = new DOMException(`tools across frames are off: ${here('veil-frames.js')} did not load`, 'UnknownError');
@@ -68,13 +68,17 @@ export const preload = () => void (allowed && load().catch(noop));
  * @returns {Promise<RegisteredTool[]>}
  */
 export const frameTools = (fromOrigins) =>
-  allowed && others() ? load().then((f) => f.frameTools(fromOrigins), () => []) : Promise.resolve([]);
+  allowed && others()
+    ? // The page's own tools wait for the others' two seconds at most, however long the module takes.
+      Promise.race([load().then((f) => f.frameTools(fromOrigins), () => []), new Promise((r) => setTimeout(r, 2000, []))])
+    : Promise.resolve([]);
 
 /** notifyFrames tells the frames that may see the registration that the tools changed. */
 export const notifyFrames = (entry) => void (allowed && others() && load().then((f) => f.notifyFrames(entry), noop));
 
-/** executeInFrame runs another frame's tool there (veil-frames.js). */
-export const executeInFrame = (w, origin, name, json, signal) => load().then((f) => f.executeInFrame(w, origin, name, json, signal));
+/** executeInFrame runs another frame's tool there (veil-frames.js); an abort ends it while the module loads too. */
+export const executeInFrame = (w, origin, name, json, signal) =>
+  Promise.race([load().then((f) => f.executeInFrame(w, origin, name, json, signal)), abortOf(signal).then(() => Promise.reject(signal.reason))]);
 
 /** start answers the other frames of the page, from start-up. */
 export const start = () => {

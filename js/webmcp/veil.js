@@ -4,7 +4,7 @@
 import { ERR_NOT_FOUND, OP_CONFIGURE, OP_DECISIONS, OP_FORGET, OP_ITEMS, OP_REVEAL } from './contract.js';
 import { str, toError, freeze, named } from './util.js';
 import { refused, toItem } from './reveal.js';
-import { here } from './config.js';
+import { importWithin } from './config.js';
 import { call, ready, mode } from './engine.js';
 import { native } from './mirror.js';
 import { conf, declinePending } from './consent.js';
@@ -16,7 +16,7 @@ import { trust, active } from './session.js';
  * @returns {Promise<VeilRevealResult>}
  */
 const redeem = (url) =>
-  import(here('veil-redeem.js')).then(
+  importWithin('veil-redeem.js').then(
     (m) => m.redeem(url),
     () => refused('network', 'The secret could not be fetched. Check the connection and try again.'),
   );
