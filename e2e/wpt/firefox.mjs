@@ -1,0 +1,55 @@
+// Drives headless Firefox over WebDriver BiDi with puppeteer-core for
+// veil-wpt's runner (firefox.go), which starts it as
+//
+//   node firefox.mjs FIREFOX
+//
+// and speaks JSON lines: this script writes {"ready":VERSION} once
+// Firefox runs in a fresh temporary profile, then reads {"url":…} lines
+// and answers each with {"ok":true} once the page has started to load,
+// or {"error":…}. When its input ends it closes Firefox and exits.
+import readline from 'node:readline';
+import puppeteer from 'puppeteer-core';
+
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+const executablePath = process.argv[2];
+if (!executablePath) {
+  send({ error: 'usage: node firefox.mjs FIREFOX' });
+  process.exit(2);
+}
+
+let browser;
+try {
+  browser = await puppeteer.launch({
+    browser: 'firefox',
+    executablePath,
+    headless: true,
+    // Keep Firefox off the network: it talks to the test server only.
+    extraPrefsFirefox: {
+      'app.update.enabled': false,
+      'browser.safebrowsing.malware.enabled': false,
+      'browser.safebrowsing.phishing.enabled': false,
+      'network.captive-portal-service.enabled': false,
+      'network.connectivity-service.enabled': false,
+    },
+  });
+} catch (e) {
+  send({ error: `launching ${executablePath}: ${e.message}` });
+  process.exit(1);
+}
+const [first] = await browser.pages();
+const page = first ?? (await browser.newPage());
+page.on('dialog', (d) => d.dismiss().catch(() => {}));
+send({ ready: await browser.version() });
+
+for await (const line of readline.createInterface({ input: process.stdin })) {
+  let url;
+  try {
+    ({ url } = JSON.parse(line));
+    // The runner waits for the page's results, not for its load.
+    await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 30000 });
+    send({ ok: true });
+  } catch (e) {
+    send({ error: `opening ${url}: ${e.message}` });
+  }
+}
+await browser.close();
