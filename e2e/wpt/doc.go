@@ -46,7 +46,13 @@
 //	                     google-chrome on PATH
 //	VEIL_FIREFOX_PATH    Firefox; else firefox-esr or firefox on PATH
 //	VEIL_WEBKIT_DRIVER   WebKitWebDriver; else WebKitWebDriver on PATH
-//	VEIL_SKIP_CHROMIUM   set to 1 to skip an engine in TestSubset when
-//	VEIL_SKIP_FIREFOX    its browser is missing; without it a missing
-//	VEIL_SKIP_WEBKIT     browser fails the test
+//	VEIL_XVFB_PATH       Xvfb; else Xvfb on PATH
+//	VEIL_SKIP_BROWSER    set to 1 to skip Chromium in the tests when it is
+//	                     missing (as in package e2e); without it a
+//	                     missing Chromium fails them
+//	VEIL_SKIP_FIREFOX    the same for Firefox (and Node)
+//	VEIL_SKIP_WEBKIT     the same for WebKitWebDriver and Xvfb
+//	VEIL_SKIP_NPM        set to 1 to skip the tests when npm ci has not
+//	                     run (testharness.js and puppeteer-core come
+//	                     from node_modules)
 package wpt

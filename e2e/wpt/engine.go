@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -43,7 +44,8 @@ var Engines = []*Engine{
 	{
 		Name:    "chromium",
 		Modes:   []Mode{ModeRuntime, ModeNative, ModeNone},
-		SkipEnv: "VEIL_SKIP_CHROMIUM",
+		// The browser suite's variable: one setting skips Chromium in both.
+		SkipEnv: "VEIL_SKIP_BROWSER",
 		Find:    func() error { _, err := findChromium(); return err },
 		Start:   startChromium,
 	},
@@ -86,7 +88,7 @@ func ParseEngines(s string) ([]*Engine, error) {
 		if found == nil {
 			return nil, fmt.Errorf("unknown engine %q (want %s)", name, strings.Join(names, ", "))
 		}
-		if !containsEngine(out, found) {
+		if !slices.Contains(out, found) {
 			out = append(out, found)
 		}
 	}
@@ -96,23 +98,9 @@ func ParseEngines(s string) ([]*Engine, error) {
 	return out, nil
 }
 
-func containsEngine(es []*Engine, e *Engine) bool {
-	for _, x := range es {
-		if x == e {
-			return true
-		}
-	}
-	return false
-}
-
 // Runs reports whether e runs mode.
 func (e *Engine) Runs(mode Mode) bool {
-	for _, m := range e.Modes {
-		if m == mode {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(e.Modes, mode)
 }
 
 // lookPath returns the program named by the environment variable env,
