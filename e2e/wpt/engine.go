@@ -42,8 +42,8 @@ type Engine struct {
 // native mode.
 var Engines = []*Engine{
 	{
-		Name:    "chromium",
-		Modes:   []Mode{ModeRuntime, ModeNative, ModeNone},
+		Name:  "chromium",
+		Modes: []Mode{ModeRuntime, ModeNative, ModeNone},
 		// The browser suite's variable: one setting skips Chromium in both.
 		SkipEnv: "VEIL_SKIP_BROWSER",
 		Find:    func() error { _, err := findChromium(); return err },
