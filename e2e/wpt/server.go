@@ -179,13 +179,13 @@ func (s *Server) serveHostInfo(w http.ResponseWriter, r *http.Request) {
 
 // serveTree serves the tree's files, with the implementation injected
 // into pages in runtime mode and headers from a file's .headers file
-// beside it, as wptserve does.
+// beside it, as wptserve does; and /common/blank.html, which WPT's tests
+// load into frames, when the tree has none.
 func (s *Server) serveTree(w http.ResponseWriter, r *http.Request) {
 	name := path.Clean("/" + r.URL.Path)
 	f, err := s.tree.Open(name)
 	if errors.Is(err, fs.ErrNotExist) && name == "/common/blank.html" {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(blankHTML)
+		s.servePage(w, r, name, time.Time{}, blankHTML)
 		return
 	}
 	if err != nil {
@@ -211,10 +211,19 @@ func (s *Server) serveTree(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	s.servePage(w, r, name, fi.ModTime(), page)
+}
+
+// servePage serves an HTML page, with the implementation injected in
+// runtime mode.
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request, name string, mod time.Time, page []byte) {
+	if s.opts.Mode == ModeRuntime {
+		page = inject(page, runtimeTag)
+	}
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	}
-	http.ServeContent(w, r, name, fi.ModTime(), bytes.NewReader(inject(page, runtimeTag)))
+	http.ServeContent(w, r, name, mod, bytes.NewReader(page))
 }
 
 // addHeaders sets the headers that name's .headers file lists, one

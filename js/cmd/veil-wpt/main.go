@@ -66,7 +66,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.dist, "dist", "", "serve the runtime from this `dir`, as veil-dist writes it (default: build it)")
 	fs.DurationVar(&f.timeout, "timeout", wpt.DefaultTimeout, "how long each test file has to post its results (files marked long get 6 times as long)")
 	fs.IntVar(&f.parallel, "parallel", 1, "how many engine runs at once")
-	fs.BoolVar(&f.verbose, "v", false, "print a line per test file as it ends")
+	fs.BoolVar(&f.verbose, "v", false, "print a line per test file as it ends, and the failures of every mode, not only runtime's")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: veil-wpt [flags]\n\nRuns the WPT-format suite under -dir in each mode and engine and prints each one's passed and failed subtests.\n\nflags:")
 		fs.PrintDefaults()
@@ -154,7 +154,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if f.verbose {
 		cfg.Progress = &lockedWriter{w: stderr}
 	}
-	return report(runAll(ctx, cfg, f), stdout, stderr)
+	return report(runAll(ctx, cfg, f), f.verbose, stdout, stderr)
 }
 
 // runtimeDist returns the runtime's directory: -dist, else a new build
@@ -219,9 +219,9 @@ func runAll(ctx context.Context, cfg *wpt.Config, f *flags) []*outcome {
 	return out
 }
 
-// report prints a line per outcome and runtime mode's failures, and
-// returns the exit status.
-func report(outs []*outcome, stdout, stderr io.Writer) int {
+// report prints a line per outcome and runtime mode's failures (every
+// mode's when verbose), and returns the exit status.
+func report(outs []*outcome, verbose bool, stdout, stderr io.Writer) int {
 	status := 0
 	tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
 	for _, o := range outs {
@@ -235,17 +235,17 @@ func report(outs []*outcome, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	for _, o := range outs {
-		if o.mode != wpt.ModeRuntime || o.report == nil {
+		if o.report == nil || (o.mode != wpt.ModeRuntime && !verbose) {
 			continue
 		}
 		fails := o.report.Failures()
 		if len(fails) == 0 {
 			continue
 		}
-		if status == 0 {
+		if status == 0 && o.mode == wpt.ModeRuntime {
 			status = 1
 		}
-		fmt.Fprintf(stdout, "\nruntime %s failures:\n", o.engine.Name)
+		fmt.Fprintf(stdout, "\n%s %s failures:\n", o.mode, o.engine.Name)
 		for _, l := range fails {
 			fmt.Fprintf(stdout, "  %s\n", oneLine(l))
 		}
