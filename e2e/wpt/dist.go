@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -73,16 +74,17 @@ func BuildDist(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(cached)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || e.Name()[0] == '.' {
-			continue
-		}
-		if err := copyFile(filepath.Join(cached, e.Name()), filepath.Join(dir, e.Name())); err != nil {
-			return fmt.Errorf("copying the runtime: %w", err)
+	// Only this build's files: the cache may hold others that builds of
+	// other checkouts wrote.
+	for _, name := range build.Files {
+		for _, f := range []string{name, name + ".br", name + ".gz"} {
+			err := copyFile(filepath.Join(cached, f), filepath.Join(dir, f))
+			if errors.Is(err, fs.ErrNotExist) && f != name {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("copying the runtime: %w", err)
+			}
 		}
 	}
 	return nil

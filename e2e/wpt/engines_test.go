@@ -63,7 +63,7 @@ func needBrowser(t *testing.T, e *Engine) string {
 	}
 	if err := e.Find(); err != nil {
 		if os.Getenv(e.SkipEnv) == "1" {
-			t.Skipf("skipping %s: %v (%s=1)", e.Name, err, e.SkipEnv)
+			t.Skipf("skipping: %v (%s=1)", err, e.SkipEnv)
 		}
 		t.Fatalf("%v; set %s=1 to skip %s", err, e.SkipEnv, e.Name)
 	}
