@@ -21,5 +21,5 @@ import "embed"
 // Files holds the scripts and their type declarations, at the root, and
 // the modules of the scripts bundled from them, in their folders.
 //
-//go:embed webmcp/*.js secrets/*.js forms/*.js worker.js veil-confirm.js veil-mcp.js webmcp.d.ts
+//go:embed webmcp/*.js secrets/*.js forms/*.js frames/*.js reveal/*.js restart/*.js worker.js veil-confirm.js veil-mcp.js webmcp.d.ts
 var Files embed.FS

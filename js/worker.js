@@ -13,8 +13,8 @@
 // the worker says {lost: reason} and closes.
 //
 // Where a Worker can't run, webmcp.js loads this file as a plain script
-// instead and takes start from globalThis.__veilStart, to run the engine
-// on the page's main thread.
+// instead and takes globalThis.__veilStart, to run the engine on the
+// page's main thread.
 'use strict';
 {
   /**
@@ -80,7 +80,31 @@
   };
 
   if (self.document) {
-    globalThis.__veilStart = start;
+    /**
+     * On the page's main thread, webmcp.js takes this: the engine as
+     * {send, stop}, as its Worker is. send answers a request at once; an
+     * op that throws (a trap) answers failure and loses the engine, as a
+     * Go program that exits does (lost, a task later).
+     */
+    globalThis.__veilStart = async (Go, wasm, response, lost, failure) => {
+      let ended = false;
+      const fn = await start(Go, wasm, response, () => setTimeout(lost, 0, 'the engine exited'));
+      return {
+        send: (r) => {
+          let reply;
+          try {
+            if (ended) throw new Error('ended');
+            reply = fn(r.op, r.header, r.body);
+          } catch {
+            reply = [failure, ''];
+            // After a trap the module's state is not to be trusted.
+            setTimeout(lost, 0, 'the engine stopped');
+          }
+          r.resolve(reply);
+        },
+        stop: () => (ended = true),
+      };
+    };
   } else {
     let engine = null;
     let started = false;

@@ -2,15 +2,18 @@
 // and a page includes webmcp.js from.
 //
 // [Dist] writes webmcp.js, worker.js, veil-secrets.js, veil-confirm.js,
-// veil-forms.js, veil-mcp.js, webmcp.d.ts, veil.wasm (the engine, built for
+// veil-forms.js, veil-frames.js, veil-redeem.js, veil-restart.js,
+// veil-mcp.js, webmcp.d.ts, veil.wasm (the engine, built for
 // GOOS=js GOARCH=wasm) and wasm_exec.js from the same Go toolchain, each
 // with precompressed .gz and .br files beside it, and THIRD_PARTY_NOTICES
 // ([NoticesFile]) with the license of every module the engine links and of
 // Go. The scripts are minified
 // ([Minified]), webmcp.js bundled from the ES modules of package js's
 // webmcp/ into one classic script ([Source]), veil-secrets.js from those
-// of secrets/ into another, and veil-forms.js from those of forms/ into
-// one ES module; webmcp.d.ts is written as it is.
+// of secrets/ into another, and veil-forms.js, veil-frames.js,
+// veil-redeem.js and veil-restart.js, which webmcp.js imports when it
+// needs them, from those of forms/, frames/, reveal/ and restart/ into
+// one ES module each; webmcp.d.ts is written as it is.
 package build
 
 import (
@@ -38,7 +41,7 @@ const modulePath = "github.com/veilmcp/veil"
 
 // Files lists what Dist writes, before compression, in the order a page
 // loads them.
-var Files = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil.wasm", "veil-secrets.js", "veil-confirm.js", "veil-forms.js", "veil-mcp.js", "webmcp.d.ts"}
+var Files = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil.wasm", "veil-secrets.js", "veil-confirm.js", "veil-forms.js", "veil-frames.js", "veil-redeem.js", "veil-restart.js", "veil-mcp.js", "webmcp.d.ts"}
 
 // wasmGCFlags keep the compiler from inlining in the packages that run
 // at registration, to word an error or once per call, never per value of

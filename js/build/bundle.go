@@ -18,15 +18,18 @@ import (
 // bundles maps each script Dist writes from ES modules to its entry
 // module in package js: webmcp.js is js/webmcp/main.js and what it
 // imports, bundled into one classic script; veil-secrets.js is
-// js/secrets/main.js's; veil-forms.js is js/forms/main.js's, bundled
-// into one ES module (see [esModules]).
-var bundles = map[string]string{"webmcp.js": "webmcp/main.js", "veil-secrets.js": "secrets/main.js", "veil-forms.js": "forms/main.js"}
+// js/secrets/main.js's; veil-forms.js, veil-frames.js, veil-redeem.js
+// and veil-restart.js are the entries of forms/, frames/, reveal/ and
+// restart/, each bundled into one ES module (see [esModules]).
+var bundles = map[string]string{"webmcp.js": "webmcp/main.js", "veil-secrets.js": "secrets/main.js", "veil-forms.js": "forms/main.js", "veil-frames.js": "frames/main.js", "veil-redeem.js": "reveal/main.js", "veil-restart.js": "restart/main.js"}
 
 // esModules are the bundled scripts a page imports as ES modules rather
-// than includes with a script tag (webmcp.js imports veil-forms.js): their
-// bundle is one module with its entry's exports, the rest of its code
-// local to it.
-var esModules = map[string]bool{"veil-forms.js": true}
+// than includes with a script tag, each loaded only when needed:
+// veil-forms.js when the page has a form tool, veil-frames.js when it has
+// other frames, veil-redeem.js at the first reveal of a secret_reference,
+// veil-restart.js when an engine is lost. Their bundle is one module with
+// one export, named here, the rest of its code local to it.
+var esModules = map[string]string{"veil-forms.js": "start", "veil-frames.js": "start", "veil-redeem.js": "redeem", "veil-restart.js": "restart"}
 
 // bundled reports whether the script called name is built from modules.
 func bundled(name string) bool {
@@ -95,7 +98,7 @@ func bundle(name string) ([]byte, error) {
 		return nil, err
 	}
 	format := api.FormatIIFE
-	if esModules[name] {
+	if esModules[name] != "" {
 		format = api.FormatESModule
 	}
 	res := api.Build(api.BuildOptions{

@@ -13,6 +13,7 @@ func ExampleDist() {
 		log.Fatal(err)
 	}
 	// dist now holds webmcp.js, worker.js, wasm_exec.js, veil.wasm,
-	// veil-secrets.js, veil-confirm.js, veil-forms.js, veil-mcp.js and
-	// webmcp.d.ts, each with .gz and .br beside it.
+	// veil-secrets.js, veil-confirm.js, veil-forms.js, veil-frames.js,
+	// veil-redeem.js, veil-restart.js, veil-mcp.js and webmcp.d.ts, each
+	// with .gz and .br beside it.
 }

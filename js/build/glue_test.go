@@ -179,7 +179,8 @@ func TestGlueMembers(t *testing.T) {
 		{"resolve header", `\bhd\.([a-z]+) =`, ops.ResolveRequest{}, []string{"resolved", "failed"}},
 		{"resolve header, first member", `const hd = \{ ([a-z]+):`, ops.ResolveRequest{}, []string{"call"}},
 		{"decide reply", `(?:^|[^\w.])d\.([a-zA-Z]+)\b`, ops.DecideReply{}, []string{"call", "outcome", "registration", "load", "request", "entry", "trust", "rule", "facts", "sensitive", "resolveError", "error"}},
-		{"output reply", `\bh\.(same|held|invalid|reserved|malicious)\b`, ops.OutputReply{}, []string{"same", "held", "invalid", "reserved", "malicious"}},
+		{"output reply", `\bh\.(same|held|invalid|reserved|malicious|warnings)\b`, ops.OutputReply{}, []string{"same", "held", "invalid", "reserved", "malicious", "warnings"}},
+		{"register reply", `\bh\.(notes|unknown)\b`, ops.RegisterReply{}, []string{"notes"}},
 		{"load", `\bd\.load\.([a-zA-Z]+)`, risk.Load{}, []string{"timeoutMs", "slow", "exclusive", "retry"}},
 	}
 	for _, tt := range tests {

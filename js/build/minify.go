@@ -11,7 +11,7 @@ import (
 
 // Minified lists the scripts Dist writes minified. The sources in package
 // js stay as written; a page loads these from the distribution.
-var Minified = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil-secrets.js", "veil-confirm.js", "veil-forms.js", "veil-mcp.js"}
+var Minified = []string{"webmcp.js", "worker.js", "wasm_exec.js", "veil-secrets.js", "veil-confirm.js", "veil-forms.js", "veil-frames.js", "veil-redeem.js", "veil-restart.js", "veil-mcp.js"}
 
 // namesSeen are the scripts whose classes a page can see by name (the
 // tray's element is a VeilSecrets): they keep their functions' and

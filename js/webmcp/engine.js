@@ -9,11 +9,11 @@
 // settings and the live registrations. What the lost engine held for
 // the user is gone with it.
 
-import { FAILURE, OP_FOREIGN, OP_INIT, OP_REGISTER, OP_TIMEOUT_MS } from './contract.js';
+import { FAILURE, OP_INIT, OP_TIMEOUT_MS } from './contract.js';
 import { noop, toError, freeze } from './util.js';
 import { registrations, unregister } from './registry.js';
 import { scrubbing } from './run.js';
-import { forced, initHeader } from './config.js';
+import { forced, initHeader, here } from './config.js';
 import { trust, setTrust, emit } from './session.js';
 import { startWorker, startMain, missing } from './spawn.js';
 import { foreignTools } from './foreign.js';
@@ -172,9 +172,8 @@ export const lose = (e, reason) => {
 };
 
 /**
- * restart starts another engine in the same mode, and before any op that
- * waited, sends it init with the trust state and settings to resume from,
- * then every live registration, in the order they were made.
+ * restart starts another engine in the same mode (veil-restart.js, loaded
+ * at the first loss), which resumes from what the page kept of the lost one.
  */
 const restart = () => {
   state = 'starting';
@@ -185,36 +184,26 @@ const restart = () => {
   // it (another is started, or the runtime is down), and its failure
   // replies say nothing of the page's settings or tools.
   const lostMeanwhile = () => e?.dead && current !== e;
-  (async () => {
-    e = await (mode === 'worker' ? startWorker() : startMain());
-    if (e.dead) throw new Error('veil: the new engine ended as it started');
-    const op = (name, header, body = '') => request(name, header, body, OP_TIMEOUT_MS, /** @type {Engine} */ (e).send);
-    // A lost engine that had withheld something takes what it would
-    // scrub from later outputs with it: the next withholds them whole.
-    const init = op(OP_INIT, { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }), ...(scrubbing && { scrubLost: true }) });
-    // The foreign native tools, before any call: ops are answered in order.
-    if (foreignTools.length) op(OP_FOREIGN, { names: foreignTools });
-    const entries = [...registrations.values()].filter((r) => r.live && !r.gone);
-    const again = entries.map((r) => op(OP_REGISTER, { registration: r.registration, ...(r.refine && { resolve: true }) }, r.source));
-    use(e);
-    const [h] = await init;
-    if (lostMeanwhile()) return;
-    if (h.error) throw toError(h.error);
-    const replies = await Promise.all(again);
-    if (lostMeanwhile()) return;
-    replies.forEach(([h], i) => {
-      // The engine that took the tool before refuses it now: the tool
-      // is gone, rather than run by a page-side entry the engine lacks.
-      if (h.error) {
-        console.error(`veil: tool ${JSON.stringify(entries[i].name)} could not be registered again, so it is unregistered`);
-        unregister(entries[i]);
-      }
+  import(here('veil-restart.js'))
+    .then((m) =>
+      m.restart({
+        start: async () => (e = await (mode === 'worker' ? startWorker() : startMain())),
+        request,
+        // A lost engine that had withheld something takes what it would
+        // scrub from later outputs with it: the next withholds them whole.
+        init: { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }), ...(scrubbing && { scrubLost: true }) },
+        foreign: foreignTools,
+        entries: [...registrations.values()].filter((r) => r.live && !r.gone),
+        use,
+        lostMeanwhile,
+        unregister,
+      }),
+    )
+    .catch((err) => {
+      if (lostMeanwhile()) return;
+      console.error('veil: the engine could not be started again', err);
+      current?.stop();
+      current = null;
+      goDown();
     });
-  })().catch((err) => {
-    if (lostMeanwhile()) return;
-    console.error('veil: the engine could not be started again', err);
-    current?.stop();
-    current = null;
-    goDown();
-  });
 };

@@ -7,7 +7,7 @@ import { here } from './config.js';
 import { prepare, submit } from './registry.js';
 import { withhold } from './run.js';
 import { ns } from './veil.js';
-import { MARK } from './frames.js';
+import { MARK, preload } from './frames.js';
 import { native } from './mirror.js';
 import { sweep, sweepSoon } from './foreign.js';
 import { fire } from './context.js';
@@ -86,7 +86,7 @@ const lookIn = (node, f) => {
   const visit = (el) => {
     const r = el.shadowRoot;
     if (r && !roots.has(r)) f(r);
-    if (FRAME.includes(el.localName)) frame(el);
+    if (FRAME.includes(el.localName)) preload(), frame(el);
   };
   if (node.nodeType === 1) visit(node);
   node.querySelectorAll?.('*').forEach(visit);

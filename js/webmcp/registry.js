@@ -84,8 +84,6 @@ export const prepare = (tool, options) => {
   return { name, execute, resolve, signal, exposedTo, def: `{${fields.join(',')}}` };
 };
 
-/** The unknown annotations the page has heard of, once each. */
-const heard = new Set();
 
 /**
  * submit registers the tool with the engine, which answers in order:
@@ -113,11 +111,7 @@ export const submit = ({ name, execute, resolve: refine, signal, exposedTo = [],
         if (h.error) throw toError(h.error);
         // Unregistered while pending: the engine has removed it again.
         if (entry.gone) throw entry.reason ?? new DOMException('registerTool: the tool was unregistered', 'AbortError');
-        for (const k of h.unknown ?? [])
-          if (!heard.has(k)) {
-            heard.add(k);
-            console.info(`veil: annotations.${k} (tool ${JSON.stringify(name)}) is not an annotation the runtime reads; it is passed on as it is`);
-          }
+        for (const n of h.notes ?? []) console.info(`veil: ${n}`);
         entry.def = JSON.parse(b);
         entry.live = true;
         mirror(entry);

@@ -246,16 +246,10 @@ const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
         else resolve(h.same ? sent : b);
         // Light on purpose: a call can hold thousands of values; the page asks veil.items(call).
         if (h.held) ns.dispatchEvent(new CustomEvent('held', { detail: { tool: name, call: id, count: h.held } }));
-        if (h.invalid?.length) {
-          // A count only: the reasons name pointers, and agents read the console.
-          console.warn(`veil: tool ${q} returned ${h.invalid.length} invalid secret reference(s); see the invalidreference event`);
-          ns.dispatchEvent(new CustomEvent('invalidreference', { detail: { tool: name, reasons: h.invalid } }));
-        }
-        if (h.reserved) {
-          // A count only, as for invalid references.
-          console.warn(`veil: tool ${q} returned ${h.reserved} _meta key(s) under dev.veil/, which only the runtime writes; they were removed`);
-          ns.dispatchEvent(new CustomEvent('reserved', { detail: { tool: name, count: h.reserved } }));
-        }
+        // Counts only (the engine writes them): the reasons name pointers, and agents read the console.
+        for (const w of h.warnings ?? []) console.warn(`veil: tool ${q} ${w}`);
+        if (h.invalid?.length) ns.dispatchEvent(new CustomEvent('invalidreference', { detail: { tool: name, reasons: h.invalid } }));
+        if (h.reserved) ns.dispatchEvent(new CustomEvent('reserved', { detail: { tool: name, count: h.reserved } }));
         setTrust(h.trust);
         scrubbing ||= h.scrubbing === true;
         if (h.malicious) emit('malicious', freeze({ tool: name, call: id }));

@@ -88,7 +88,8 @@ const loadMain = async () => {
 
 /**
  * startMain starts the engine on the main thread, with worker.js's own
- * code. A Go program that exits, or an op that throws (a trap), loses it.
+ * code (__veilStart). A Go program that exits, or an op that throws (a
+ * trap), loses it.
  * @returns {Promise<Engine>}
  */
 export const startMain = async () => {
@@ -96,25 +97,9 @@ export const startMain = async () => {
   const response = fetch(url);
   response.catch(noop);
   const [Go, start] = await (mainScripts ??= loadMain());
-  let ended = false;
   /** @type {Engine} */
-  const engine = {
-    send: (r) => {
-      let reply;
-      try {
-        if (ended) throw new Error('ended');
-        reply = fn(r.op, r.header, r.body);
-      } catch {
-        reply = [FAILURE, ''];
-        // After a trap the module's state is not to be trusted.
-        setTimeout(() => lose(engine, 'the engine stopped'));
-      }
-      r.resolve(reply);
-    },
-    stop: () => (ended = true),
-  };
-  const fn = await start(Go, url, response, () => setTimeout(() => lose(engine, 'the engine exited')));
-  return engine;
+  let engine;
+  return (engine = await start(Go, url, response, (why) => lose(engine, why), FAILURE));
 };
 
 /**

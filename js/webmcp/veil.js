@@ -3,11 +3,23 @@
 
 import { ERR_NOT_FOUND, OP_CONFIGURE, OP_DECISIONS, OP_FORGET, OP_ITEMS, OP_REVEAL } from './contract.js';
 import { str, toError, freeze, named } from './util.js';
-import { refused, redeem, toItem } from './reveal.js';
+import { refused, toItem } from './reveal.js';
+import { here } from './config.js';
 import { call, ready, mode } from './engine.js';
 import { native } from './mirror.js';
 import { conf, declinePending } from './consent.js';
 import { trust, active } from './session.js';
+
+/**
+ * redeem fetches a secret_reference's value with veil-redeem.js, loaded
+ * at the first one.
+ * @returns {Promise<VeilRevealResult>}
+ */
+const redeem = (url) =>
+  import(here('veil-redeem.js')).then(
+    (m) => m.redeem(url),
+    () => refused('network', 'The secret could not be fetched. Check the connection and try again.'),
+  );
 
 /** The agent paths, for conformance tests: each executes a tool as an agent would. */
 let paths;

@@ -107,6 +107,16 @@ func (r *OutputReply) json() string {
 		b = append(b, `,"reserved":`...)
 		b = strconv.AppendInt(b, int64(r.Reserved), 10)
 	}
+	if len(r.Warnings) > 0 {
+		b = append(b, `,"warnings":[`...)
+		for i, s := range r.Warnings {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonx.AppendString(b, s)
+		}
+		b = append(b, ']')
+	}
 	if r.Scrubbing {
 		b = append(b, `,"scrubbing":true`...)
 	}

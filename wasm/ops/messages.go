@@ -57,9 +57,10 @@ type RegisterRequest struct {
 
 // RegisterReply answers Register.
 type RegisterReply struct {
-	// Unknown lists the annotations the runtime does not read, passed on
-	// as they are; the page says so once.
-	Unknown []string `json:"unknown,omitempty"`
+	// Notes are what the page says on the console of the registration:
+	// each annotation the runtime does not read, passed on as it is,
+	// once per engine.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // UnregisterRequest is the Unregister header.
@@ -129,6 +130,10 @@ type OutputReply struct {
 	// Reserved counts the members under the runtime's own _meta prefix
 	// the result carried, which were removed.
 	Reserved int `json:"reserved,omitempty"`
+	// Warnings are what the page says on the console of the call, each
+	// after "tool NAME ": counts only, since agents read the console
+	// (the page's events give the rest).
+	Warnings []string `json:"warnings,omitempty"`
 	// Scrubbing: the session's scrub set holds something; should this
 	// engine be lost, the next is started with InitRequest.ScrubLost.
 	Scrubbing bool `json:"scrubbing,omitempty"`

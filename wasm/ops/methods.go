@@ -2,6 +2,7 @@ package ops
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/veilmcp/veil/wasm/engine"
@@ -17,10 +18,20 @@ func (s *Server) register(e *engine.Engine, r RegisterRequest, body string) (str
 	if err != nil {
 		return "", "", err
 	}
-	if len(reg.Unknown) == 0 {
+	var notes []string
+	for _, k := range reg.Unknown {
+		if !s.heard[k] {
+			if s.heard == nil {
+				s.heard = map[string]bool{}
+			}
+			s.heard[k] = true
+			notes = append(notes, fmt.Sprintf("annotations.%s (tool %s) is not an annotation the runtime reads; it is passed on as it is", k, jsonx.AppendString(nil, reg.Name)))
+		}
+	}
+	if len(notes) == 0 {
 		return "{}", reg.Definition, nil
 	}
-	return reply(RegisterReply{Unknown: reg.Unknown}), reg.Definition, nil
+	return reply(RegisterReply{Notes: notes}), reg.Definition, nil
 }
 
 func (s *Server) unregister(e *engine.Engine, r UnregisterRequest, _ string) (string, string, error) {
@@ -79,6 +90,7 @@ func (s *Server) output(e *engine.Engine, r OutputRequest, body string) (string,
 		Malicious: res.Malicious,
 		Same:      res.Unchanged,
 		Reserved:  res.Reserved,
+		Warnings:  outputWarnings(res),
 		Scrubbing: res.Scrubbing,
 	}
 	if res.Unchanged {
@@ -87,6 +99,19 @@ func (s *Server) output(e *engine.Engine, r OutputRequest, body string) (string,
 		return rp.json(), "", nil
 	}
 	return rp.json(), res.Agent, nil
+}
+
+// outputWarnings says on the console, in counts, what a call's output
+// had that the page's events give in full.
+func outputWarnings(res engine.Result) []string {
+	var w []string
+	if n := len(res.Invalid); n > 0 {
+		w = append(w, fmt.Sprintf("returned %d invalid secret reference(s); see the invalidreference event", n))
+	}
+	if res.Reserved > 0 {
+		w = append(w, fmt.Sprintf("returned %d _meta key(s) under %s, which only the runtime writes; they were removed", res.Reserved, engine.ReservedPrefix))
+	}
+	return w
 }
 
 func (s *Server) configure(e *engine.Engine, config, _ string) (string, string, error) {

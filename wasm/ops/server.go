@@ -15,6 +15,8 @@ type Server struct {
 	mu     sync.Mutex
 	eng    *engine.Engine
 	exited bool
+	// heard are the unknown annotations a registration's notes named.
+	heard map[string]bool
 }
 
 // NewServer returns a Server whose engines get host's Regexp, Rand and

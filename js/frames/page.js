@@ -1,0 +1,16 @@
+// What the lazily loaded frames code gets from the page's runtime when it
+// starts: the one registry, run and the ModelContext of webmcp.js, not
+// copies of its modules (this file is bundled apart from them).
+
+/**
+ * @typedef {object} Page
+ * @property {Map<number, any>} registrations   the registry's entries
+ * @property {() => any[]} live                 the live entries, by name
+ * @property {EventTarget} context              document.modelContext
+ * @property {(name: string, input: any, signal: AbortSignal) => Promise<string>} run
+ * @property {(json: string) => any} parseInput
+ * @property {boolean} allowed                  this document may use tools across frames
+ * @property {boolean} crossOrigin              and cross-origin frames take part
+ */
+/** @type {Page} */
+export const page = /** @type {any} */ ({});

@@ -1,0 +1,81 @@
+// The page's windows and how a message reaches one.
+
+import { FRAMES, MARK, reachable } from '../webmcp/frametag.js';
+import { page } from './page.js';
+
+/** How long a frame waits for another that may never answer. */
+export const FRAME_WAIT = 1000;
+
+/** ofThisPage says whether w is another window of this page's frame tree. */
+export const ofThisPage = (w) => {
+  try {
+    return w != null && w !== window && w.window === w && w.top === top;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * containerAllows asks the iframe element of w, when this frame can reach
+ * it, whether the "tools" policy allows origin there; an embedder out of
+ * reach leaves it to w's own Veil.
+ */
+export const containerAllows = (w, origin) => {
+  try {
+    const p = w.parent;
+    if (p === w || !reachable(p)) return true;
+    for (const el of p.document.querySelectorAll('iframe, frame'))
+      if (el.contentWindow === w) {
+        const policy = el.permissionsPolicy ?? el.featurePolicy;
+        return policy ? policy.allowsFeature('tools', origin) : true;
+      }
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** pageWindows lists the windows of this page, from the top down, but this one. */
+const pageWindows = () => {
+  const out = [];
+  const visit = (w) => {
+    if (w !== window) out.push(w);
+    let n = 0;
+    try {
+      n = w.length;
+    } catch {}
+    for (let i = 0; i < n; i++)
+      try {
+        visit(w[i]);
+      } catch {}
+  };
+  visit(top);
+  return out;
+};
+
+export const tagged = (type, rest = {}) => ({ [FRAMES]: 1, type, ...rest });
+
+/** post sends a message to w, delivered only if w is at origin. */
+export const post = (w, origin, message, transfer = []) => {
+  try {
+    w.postMessage(message, origin, transfer);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * whoToAsk calls f(w, origin) for each window this frame may ask or tell,
+ * at each origin it may be at: same-origin windows with a Veil at this
+ * origin, every other window at each of origins.
+ */
+export const whoToAsk = (origins, f) => {
+  for (const w of pageWindows()) {
+    if (reachable(w)) {
+      if (w[MARK]) f(w, location.origin);
+      continue;
+    }
+    if (page.crossOrigin) for (const o of origins) if (o !== location.origin) f(w, o);
+  }
+};
