@@ -18,10 +18,11 @@ import (
 const envSkipNPM = "VEIL_SKIP_NPM"
 
 // subsetGlobs choose TestSubset's files under the tree's root: a file
-// of the suite's agent view and one of its redemptions, else the
-// samples the runner is tested with until the suite is there.
+// of the suite's agent view, and of its redemptions the one that leans
+// on the engine most (a window it opens, cookies across sites, Fetch
+// Metadata); else the samples the runner was first tested with.
 var subsetGlobs = [][]string{
-	{"webmcp/sensitive/agent-view-a1.html", "webmcp/sensitive/redeem-*.html"},
+	{"webmcp/sensitive/agent-view-a1.html", "webmcp/sensitive/redeem-fetch-*.html"},
 	{"testdata/sample/*.html"},
 }
 

@@ -131,6 +131,12 @@ func (b *webkit) startDriver(ctx context.Context, driverPath string, display int
 	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
 		"pageLoadStrategy":        "none",
 		"unhandledPromptBehavior": "dismiss",
+		// The arguments replace the driver's own, so --automation is
+		// repeated; tests may open windows (window.open), as WPT's
+		// runners let them.
+		"webkitgtk:browserOptions": map[string]any{
+			"args": []string{"--automation", "--javascript-can-open-windows-automatically=true"},
+		},
 	}}}
 	if err := webDriver(ctx, http.MethodPost, root+"/session", caps, &session); err != nil {
 		return fmt.Errorf("new session: %w", err)
