@@ -9,6 +9,8 @@
 //   - [ModeRuntime]: Veil's runtime, <script src="/dist/webmcp.js"> as the
 //     first element of every page's head, with dist/ built by
 //     [github.com/veilmcp/veil/js/build.Dist] and served under /dist/;
+//     [ModeRuntimeMain] is the same with the runtime's engine on the
+//     page's main thread instead of a Worker (data-veil-mode="main");
 //   - [ModeNative]: nothing injected; Chromium with its own WebMCP
 //     (--enable-features=WebMCP);
 //   - [ModeNone]: nothing injected and no WebMCP: the baseline.

@@ -43,7 +43,7 @@ type Engine struct {
 var Engines = []*Engine{
 	{
 		Name:  "chromium",
-		Modes: []Mode{ModeRuntime, ModeNative, ModeNone},
+		Modes: []Mode{ModeRuntime, ModeRuntimeMain, ModeNative, ModeNone},
 		// The browser suite's variable: one setting skips Chromium in both.
 		SkipEnv: "VEIL_SKIP_BROWSER",
 		Find:    func() error { _, err := findChromium(); return err },
@@ -51,14 +51,14 @@ var Engines = []*Engine{
 	},
 	{
 		Name:    "firefox",
-		Modes:   []Mode{ModeRuntime, ModeNone},
+		Modes:   []Mode{ModeRuntime, ModeRuntimeMain, ModeNone},
 		SkipEnv: "VEIL_SKIP_FIREFOX",
 		Find:    func() error { _, err := findFirefox(); return err },
 		Start:   startFirefox,
 	},
 	{
 		Name:    "webkit",
-		Modes:   []Mode{ModeRuntime, ModeNone},
+		Modes:   []Mode{ModeRuntime, ModeRuntimeMain, ModeNone},
 		SkipEnv: "VEIL_SKIP_WEBKIT",
 		Find:    func() error { _, _, err := findWebKit(); return err },
 		Start:   startWebKit,

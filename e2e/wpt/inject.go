@@ -6,9 +6,18 @@ import (
 	"strings"
 )
 
-// runtimeTag is what runtime mode injects: Veil's runtime, which finds
-// worker.js, veil.wasm and wasm_exec.js beside itself under /dist/.
-const runtimeTag = `<script src="/dist/webmcp.js"></script>`
+// runtimeTag returns what mode injects, if anything: Veil's runtime,
+// which finds worker.js, veil.wasm and wasm_exec.js beside itself under
+// /dist/.
+func runtimeTag(mode Mode) string {
+	switch mode {
+	case ModeRuntime:
+		return `<script src="/dist/webmcp.js"></script>`
+	case ModeRuntimeMain:
+		return `<script src="/dist/webmcp.js" data-veil-mode="main"></script>`
+	}
+	return ""
+}
 
 var (
 	// headTag and htmlTag match the start tag of head and of html: the

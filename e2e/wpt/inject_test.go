@@ -7,7 +7,7 @@ import (
 )
 
 func TestInject(t *testing.T) {
-	const tag = runtimeTag
+	tag := runtimeTag(ModeRuntime)
 	tests := []struct {
 		name, page, want string
 	}{

@@ -11,8 +11,13 @@ type Mode string
 
 // The modes.
 const (
-	// ModeRuntime injects Veil's runtime into every page.
+	// ModeRuntime injects Veil's runtime into every page; it runs its
+	// engine in a Worker, as it does wherever a Worker can run.
 	ModeRuntime Mode = "runtime"
+	// ModeRuntimeMain injects Veil's runtime with its engine forced onto
+	// the page's main thread (data-veil-mode="main"), the runtime's other
+	// engine mode.
+	ModeRuntimeMain Mode = "runtime-main"
 	// ModeNative injects nothing and turns on the browser's own WebMCP
 	// (Chromium's --enable-features=WebMCP).
 	ModeNative Mode = "native"
@@ -22,7 +27,18 @@ const (
 )
 
 // Modes lists every mode in the order reports list them.
-var Modes = []Mode{ModeRuntime, ModeNative, ModeNone}
+var Modes = []Mode{ModeRuntime, ModeRuntimeMain, ModeNative, ModeNone}
+
+// Runtime reports whether m injects Veil's runtime, whose failures are
+// the ones that count.
+func (m Mode) Runtime() bool {
+	return m == ModeRuntime || m == ModeRuntimeMain
+}
+
+// valid reports whether m is one of Modes.
+func (m Mode) valid() bool {
+	return slices.Contains(Modes, m)
+}
 
 // ParseModes reads a comma-separated list of modes ("runtime,none"),
 // failing on any name that is not a mode and on an empty list.
@@ -34,9 +50,7 @@ func ParseModes(s string) ([]Mode, error) {
 			continue
 		}
 		m := Mode(name)
-		switch m {
-		case ModeRuntime, ModeNative, ModeNone:
-		default:
+		if !m.valid() {
 			return nil, fmt.Errorf("unknown mode %q (want %s)", name, join(Modes))
 		}
 		if !slices.Contains(out, m) {

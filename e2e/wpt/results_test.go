@@ -48,6 +48,7 @@ func TestParseModes(t *testing.T) {
 		{"runtime", []Mode{ModeRuntime}, ""},
 		{"runtime, none,runtime", []Mode{ModeRuntime, ModeNone}, ""},
 		{"native", []Mode{ModeNative}, ""},
+		{"runtime-main,runtime", []Mode{ModeRuntimeMain, ModeRuntime}, ""},
 		{"", nil, `no mode named in ""`},
 		{"runtime,nativ", nil, `unknown mode "nativ"`},
 	}
@@ -93,6 +94,7 @@ func TestParseEngines(t *testing.T) {
 func TestEngineModes(t *testing.T) {
 	for _, e := range Engines {
 		assert.True(t, e.Runs(ModeRuntime), "%s runs runtime mode", e.Name)
+		assert.True(t, e.Runs(ModeRuntimeMain), "%s runs runtime-main mode", e.Name)
 		assert.True(t, e.Runs(ModeNone), "%s runs none mode", e.Name)
 		assert.Equal(t, e.Name == "chromium", e.Runs(ModeNative), "%s runs native mode: only Chromium has a WebMCP of its own", e.Name)
 	}

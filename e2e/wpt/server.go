@@ -28,13 +28,13 @@ type Options struct {
 	// current directory.
 	Dir string
 
-	// Mode is what the pages get injected: in ModeRuntime, Veil's
-	// runtime. Empty means ModeRuntime.
+	// Mode is what the pages get injected: in ModeRuntime and
+	// ModeRuntimeMain, Veil's runtime. Empty means ModeRuntime.
 	Mode Mode
 
 	// Dist is the directory the runtime is served from under /dist/, as
-	// BuildDist writes it. It is required in ModeRuntime and ignored
-	// otherwise.
+	// BuildDist writes it. The runtime's modes require it; the others
+	// ignore it.
 	Dist string
 
 	// Testharness is the path of testharness.js. Empty means
@@ -82,14 +82,13 @@ func NewServer(opts *Options) (*Server, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("test tree %s is not a directory", o.Dir)
 	}
-	switch o.Mode {
-	case "":
+	if o.Mode == "" {
 		o.Mode = ModeRuntime
-	case ModeRuntime, ModeNative, ModeNone:
-	default:
+	}
+	if !o.Mode.valid() {
 		return nil, fmt.Errorf("unknown mode %q (want %s)", o.Mode, join(Modes))
 	}
-	if o.Mode == ModeRuntime {
+	if o.Mode.Runtime() {
 		if o.Dist == "" {
 			return nil, errors.New("runtime mode needs Options.Dist, the runtime's dist/ directory")
 		}
@@ -146,7 +145,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /resources/testdriver-vendor.js", script(nil))
 	m.HandleFunc("GET /resources/testdriver-actions.js", script(nil))
 	m.HandleFunc("GET /common/get-host-info.sub.js", s.serveHostInfo)
-	if s.opts.Mode == ModeRuntime {
+	if s.opts.Mode.Runtime() {
 		m.Handle("/dist/", http.StripPrefix("/dist", serve.Handler(os.DirFS(s.opts.Dist))))
 	}
 	s.redeem.routes(m)
@@ -202,7 +201,7 @@ func (s *Server) serveTree(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	if s.opts.Mode != ModeRuntime || !isPage(name) {
+	if !s.opts.Mode.Runtime() || !isPage(name) {
 		http.FileServer(s.tree).ServeHTTP(w, r)
 		return
 	}
@@ -217,8 +216,8 @@ func (s *Server) serveTree(w http.ResponseWriter, r *http.Request) {
 // servePage serves an HTML page, with the implementation injected in
 // runtime mode.
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request, name string, mod time.Time, page []byte) {
-	if s.opts.Mode == ModeRuntime {
-		page = inject(page, runtimeTag)
+	if tag := runtimeTag(s.opts.Mode); tag != "" {
+		page = inject(page, tag)
 	}
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -1,14 +1,15 @@
 // Command veil-wpt runs a suite in the format of web-platform-tests
 // (testharness.js pages) against Veil in Chromium, Firefox and WebKit,
 // in three modes: runtime (Veil's webmcp.js injected into every page),
-// native (Chromium's own WebMCP) and none (no WebMCP at all). See
-// package [github.com/veilmcp/veil/e2e/wpt] for the server, the
-// fixtures and the engines.
+// native (Chromium's own WebMCP) and none (no WebMCP at all); and, when
+// -modes names it, runtime-main (the runtime with its engine on the
+// page's main thread). See package [github.com/veilmcp/veil/e2e/wpt] for
+// the server, the fixtures and the engines.
 //
 // It prints, per mode and engine, "N passed, M failed" (subtests; a
 // timeout, a test that did not run and a harness error are failures),
-// then the names of runtime mode's failures, and exits 1 when runtime
-// mode has any failure and 2 when it could not run at all.
+// then the names of the runtime's failures, and exits 1 when a runtime
+// mode has any failure and 2 when a run could not start at all.
 //
 // Usage, from a checkout of Veil after npm ci:
 //
@@ -60,7 +61,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	var engines, modes, run string
 	fs.StringVar(&f.dir, "dir", "", "root of the WPT-format `tree` to serve and run (default e2e/wpt of this checkout)")
 	fs.StringVar(&engines, "engines", "chromium,firefox,webkit", "comma-separated `engines` to run: chromium, firefox, webkit")
-	fs.StringVar(&modes, "modes", "runtime,native,none", "comma-separated `modes`: runtime (Veil injected), native (Chromium's own WebMCP), none (no WebMCP); each runs in the engines that support it (native: Chromium only)")
+	fs.StringVar(&modes, "modes", "runtime,native,none", "comma-separated `modes`: runtime (Veil injected), runtime-main (Veil injected, its engine on the main thread), native (Chromium's own WebMCP), none (no WebMCP); each runs in the engines that support it (native: Chromium only)")
 	fs.StringVar(&run, "run", "", "run only the test files whose path under -dir matches this `regexp`")
 	fs.StringVar(&f.serve, "serve", "", "only serve the tree at `addr` (e.g. 127.0.0.1:8000) in the one mode -modes names, print each page's results as they arrive, and run no browser")
 	fs.StringVar(&f.dist, "dist", "", "serve the runtime from this `dir`, as veil-dist writes it (default: build it)")
@@ -164,7 +165,7 @@ func runtimeDist(f *flags) (dir string, cleanup func(), err error) {
 	cleanup = func() {}
 	needed := false
 	for _, m := range f.modes {
-		needed = needed || m == wpt.ModeRuntime
+		needed = needed || m.Runtime()
 	}
 	if !needed {
 		return "", cleanup, nil
@@ -235,14 +236,14 @@ func report(outs []*outcome, verbose bool, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	for _, o := range outs {
-		if o.report == nil || (o.mode != wpt.ModeRuntime && !verbose) {
+		if o.report == nil || (!o.mode.Runtime() && !verbose) {
 			continue
 		}
 		fails := o.report.Failures()
 		if len(fails) == 0 {
 			continue
 		}
-		if status == 0 && o.mode == wpt.ModeRuntime {
+		if status == 0 && o.mode.Runtime() {
 			status = 1
 		}
 		fmt.Fprintf(stdout, "\n%s %s failures:\n", o.mode, o.engine.Name)
