@@ -16,16 +16,17 @@ import (
 	"time"
 )
 
-// findFirefox returns Firefox and Node, which runs firefox.mjs.
-func findFirefox() (firefox string, err error) {
-	firefox, err = lookPath("VEIL_FIREFOX_PATH", "firefox-esr", "firefox")
+// findFirefox returns Firefox, after checking that Node, which runs
+// firefox.mjs, is there too.
+func findFirefox() (string, error) {
+	path, err := lookPath("VEIL_FIREFOX_PATH", "firefox-esr", "firefox")
 	if err != nil {
 		return "", fmt.Errorf("firefox: %w (make deps installs firefox-esr)", err)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		return "", fmt.Errorf("firefox: node, which drives it, is not on PATH (make deps installs npm, and with it node)")
+		return "", errors.New("firefox: node, which drives it, is not on PATH (make test installs npm, and with it node)")
 	}
-	return firefox, nil
+	return path, nil
 }
 
 // firefox is headless Firefox driven over WebDriver BiDi by firefox.mjs,

@@ -66,7 +66,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.serve, "serve", "", "only serve the tree at `addr` (e.g. 127.0.0.1:8000) in the one mode -modes names, print each page's results as they arrive, and run no browser")
 	fs.StringVar(&f.dist, "dist", "", "serve the runtime from this `dir`, as veil-dist writes it (default: build it)")
 	fs.DurationVar(&f.timeout, "timeout", wpt.DefaultTimeout, "how long each test file has to post its results (files marked long get 6 times as long)")
-	fs.IntVar(&f.parallel, "parallel", 1, "how many engine runs at once")
+	fs.IntVar(&f.parallel, "parallel", 2, "how many runs (a mode in an engine) at once; browsers mostly wait, so two fit on two cores")
 	fs.BoolVar(&f.verbose, "v", false, "print a line per test file as it ends, and the failures of every mode, not only runtime's")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: veil-wpt [flags]\n\nRuns the WPT-format suite under -dir in each mode and engine and prints each one's passed and failed subtests.\n\nflags:")
@@ -210,7 +210,7 @@ func runAll(ctx context.Context, cfg *wpt.Config, f *flags) []*outcome {
 	sem := make(chan struct{}, f.parallel)
 	var wg sync.WaitGroup
 	for _, o := range out {
-		sem <- struct{}{} // in order: with -parallel 1, one after the other
+		sem <- struct{}{} // started in order: with -parallel 1, one after the other
 		wg.Go(func() {
 			defer func() { <-sem }()
 			o.report, o.err = wpt.RunEngine(ctx, cfg, o.mode, o.engine)
