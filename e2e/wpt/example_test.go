@@ -14,7 +14,7 @@ func ExampleReport() {
 			{Name: "withholds the value", Status: wpt.StatusPass},
 			{Name: "redeems once", Status: wpt.StatusFail, Message: "assert_equals: expected 410 but got 200"},
 		}},
-		{File: "webmcp/b.html", Harness: wpt.HarnessNoResults, Message: "no results within 20s (the runner's timeout)"},
+		{File: "webmcp/b.html", Harness: wpt.HarnessTimeout, Message: "no results within 20s (the runner's timeout)"},
 	}}
 	passed, failed := rep.Counts()
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
@@ -24,5 +24,5 @@ func ExampleReport() {
 	// Output:
 	// 1 passed, 2 failed
 	// webmcp/a.html: redeems once: FAIL: assert_equals: expected 410 but got 200
-	// webmcp/b.html: harness NO_RESULTS: no results within 20s (the runner's timeout)
+	// webmcp/b.html: harness TIMEOUT: no results within 20s (the runner's timeout)
 }

@@ -14,17 +14,15 @@ const (
 	StatusPreconditionFailed = "PRECONDITION_FAILED"
 )
 
-// Harness statuses, as testharness.js names them (TestsStatus.statuses),
-// plus HarnessNoResults for a page that posted nothing.
+// Harness statuses, as testharness.js names them (TestsStatus.statuses).
+// The runner gives a file the same: HarnessTimeout when the page posts
+// no results within the runner's timeout, HarnessError when it cannot be
+// opened, each with a Message that says so.
 const (
 	HarnessOK                 = "OK"
 	HarnessError              = "ERROR"
 	HarnessTimeout            = "TIMEOUT"
 	HarnessPreconditionFailed = "PRECONDITION_FAILED"
-	// HarnessNoResults is a page that posted no results within the
-	// runner's timeout, or could not be opened: the runner's TIMEOUT,
-	// where HarnessTimeout is testharness.js's own.
-	HarnessNoResults = "NO_RESULTS"
 )
 
 // Subtest is one test of a file, as testharnessreport.js posts it.
@@ -40,7 +38,7 @@ type FileResult struct {
 	// File is the test file's path under the tree's root, with slashes.
 	File string `json:"file"`
 	// Harness is the harness status: HarnessOK, HarnessError,
-	// HarnessTimeout, HarnessPreconditionFailed or HarnessNoResults.
+	// HarnessTimeout or HarnessPreconditionFailed.
 	Harness string `json:"harness"`
 	// Message explains a harness status other than HarnessOK.
 	Message string `json:"message,omitempty"`

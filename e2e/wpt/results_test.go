@@ -23,7 +23,8 @@ func TestFileResultCounts(t *testing.T) {
 		}},
 		{"harness error", FileResult{File: "a.html", Harness: HarnessError, Message: "Uncaught", Subtests: []Subtest{sub(StatusPass)}}, 1, 1,
 			[]string{"a.html: harness ERROR: Uncaught"}},
-		{"no results", FileResult{File: "a.html", Harness: HarnessNoResults}, 0, 1, []string{"a.html: harness NO_RESULTS"}},
+		{"no results", FileResult{File: "a.html", Harness: HarnessTimeout, Message: "no results within 20s (the runner's timeout)"}, 0, 1,
+			[]string{"a.html: harness TIMEOUT: no results within 20s (the runner's timeout)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

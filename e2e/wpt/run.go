@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultTimeout is how long a test file has to post its results before
-// the runner records it as HarnessNoResults and moves on: longer than
+// the runner records it as HarnessTimeout and moves on: longer than
 // testharness.js's own 10 s, so that a stuck test is reported by the
 // harness, with its name, whenever the page can still report. A file
 // with <meta name="timeout" content="long"> gets LongFactor times as
@@ -154,20 +154,20 @@ func runFile(ctx context.Context, srv *Server, b Browser, file string, timeout t
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	none := func(msg string) FileResult {
-		return FileResult{File: file, Harness: HarnessNoResults, Message: msg, Subtests: []Subtest{}, Duration: time.Since(start)}
+	none := func(status, msg string) FileResult {
+		return FileResult{File: file, Harness: status, Message: msg, Subtests: []Subtest{}, Duration: time.Since(start)}
 	}
 	if err := b.Open(ctx, srv.URL(file)); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return none(fmt.Sprintf("not opened within %v", timeout))
+			return none(HarnessTimeout, fmt.Sprintf("not opened within %v (the runner's timeout)", timeout))
 		}
-		return none("opening the file: " + strings.TrimSpace(err.Error()))
+		return none(HarnessError, "opening the file: "+strings.TrimSpace(err.Error()))
 	}
 	select {
 	case res := <-results:
 		res.Duration = time.Since(start)
 		return res
 	case <-ctx.Done():
-		return none(fmt.Sprintf("no results within %v (the runner's timeout)", timeout))
+		return none(HarnessTimeout, fmt.Sprintf("no results within %v (the runner's timeout)", timeout))
 	}
 }
