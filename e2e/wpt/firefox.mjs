@@ -7,6 +7,11 @@
 // Firefox runs in a fresh temporary profile, then reads {"url":…} lines
 // and answers each with {"ok":true} once the page has started to load,
 // or {"error":…}. When its input ends it closes Firefox and exits.
+//
+// package.json pins puppeteer-core 24.43.1: the newest release that runs
+// on Node 20 (25.x needs Node 22.12 or newer), which speaks WebDriver
+// BiDi to Firefox ESR 153. puppeteer makes the profile in a temporary
+// directory and removes it when Firefox closes.
 import readline from 'node:readline';
 import puppeteer from 'puppeteer-core';
 
