@@ -120,42 +120,45 @@ func TestSubset(t *testing.T) {
 	}
 }
 
-// TestTimeouts checks that a page that never reports, one whose harness
-// times out and one with an uncaught error end as such, and in time.
+// TestTimeouts checks, in every engine, that a page that never reports,
+// one whose harness times out, one with an uncaught error and one that
+// is not there end as such, in time, and that the next file still runs.
 func TestTimeouts(t *testing.T) {
-	t.Parallel()
-	e := Engines[0]
-	root := needBrowser(t, e)
 	const timeout = 2 * time.Second
-	cfg := &Config{
-		Dir:     "testdata/timeout",
-		Files:   []string{"silent.html", "harness-timeout.html", "error.html", "missing.html"},
-		Timeout: timeout,
-		Root:    root,
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	rep, err := RunEngine(ctx, cfg, ModeNone, e)
-	require.NoError(t, err, "RunEngine")
-	require.Len(t, rep.Files, 4)
 	noResults := fmt.Sprintf("no results within %v (the runner's timeout)", timeout)
 	want := []FileResult{
 		{File: "silent.html", Harness: HarnessTimeout, Message: noResults, Subtests: []Subtest{}},
 		{File: "harness-timeout.html", Harness: HarnessTimeout, Subtests: []Subtest{{Name: "never ends", Status: StatusTimeout}, {Name: "fails", Status: StatusFail}}},
 		{File: "error.html", Harness: HarnessError, Subtests: []Subtest{{Name: "passes", Status: StatusPass}}},
 		{File: "missing.html", Harness: HarnessTimeout, Message: noResults, Subtests: []Subtest{}},
+		{File: "error.html", Harness: HarnessError, Subtests: []Subtest{{Name: "passes", Status: StatusPass}}},
 	}
-	for i, got := range rep.Files {
-		assert.Less(t, got.Duration, timeout+5*time.Second, "%s: duration", got.File)
-		// Messages from the browser vary; check only that there is one.
-		if want[i].Message == "" {
-			assert.NotEmpty(t, got.Message+fmt.Sprint(got.Subtests), "%s: message", got.File)
-			got.Message = ""
-		}
-		for j := range got.Subtests {
-			got.Subtests[j].Message = ""
-		}
-		got.Duration = 0
-		assert.Equal(t, want[i], got, "%s", got.File)
+	for _, e := range Engines {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			root := needBrowser(t, e)
+			cfg := &Config{Dir: "testdata/timeout", Timeout: timeout, Root: root}
+			for _, w := range want {
+				cfg.Files = append(cfg.Files, w.File)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			rep, err := RunEngine(ctx, cfg, ModeNone, e)
+			require.NoError(t, err, "RunEngine")
+			require.Len(t, rep.Files, len(want))
+			for i, got := range rep.Files {
+				assert.Less(t, got.Duration, timeout+5*time.Second, "%s: duration", got.File)
+				// Messages from the browser vary; check only that there is one.
+				if want[i].Message == "" {
+					assert.NotEmpty(t, got.Message+fmt.Sprint(got.Subtests), "%s: message", got.File)
+					got.Message = ""
+				}
+				for j := range got.Subtests {
+					got.Subtests[j].Message = ""
+				}
+				got.Duration = 0
+				assert.Equal(t, want[i], got, "%s", got.File)
+			}
+		})
 	}
 }

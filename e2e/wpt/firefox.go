@@ -37,10 +37,12 @@ type firefox struct {
 	replies chan ffReply
 	stderr  *tailBuffer
 	mu      sync.Mutex // one Open at a time
+	id      int        // of the last Open
 }
 
 // ffReply is one line of firefox.mjs.
 type ffReply struct {
+	ID    int    `json:"id"`
 	Ready string `json:"ready"`
 	OK    bool   `json:"ok"`
 	Error string `json:"error"`
@@ -83,7 +85,7 @@ func startFirefox(ctx context.Context, _ Mode, root string) (Browser, error) {
 		}
 		close(b.replies)
 	}()
-	r, err := b.reply(ctx, startTimeout)
+	r, err := b.reply(ctx, 0, startTimeout)
 	if err == nil && r.Error != "" {
 		err = errors.New(r.Error)
 	}
@@ -97,33 +99,40 @@ func startFirefox(ctx context.Context, _ Mode, root string) (Browser, error) {
 	return b, nil
 }
 
-// reply waits for the script's next line.
-func (b *firefox) reply(ctx context.Context, timeout time.Duration) (ffReply, error) {
+// reply waits for the script's next line about request id (0 for the
+// start), passing over answers to requests no longer waited for.
+func (b *firefox) reply(ctx context.Context, id int, timeout time.Duration) (ffReply, error) {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
-	select {
-	case r, ok := <-b.replies:
-		if !ok {
-			return r, errors.New("firefox.mjs exited")
+	for {
+		select {
+		case r, ok := <-b.replies:
+			if !ok {
+				return r, errors.New("firefox.mjs exited")
+			}
+			if r.ID != id {
+				continue
+			}
+			return r, nil
+		case <-t.C:
+			return ffReply{}, fmt.Errorf("no answer from firefox.mjs within %v", timeout)
+		case <-ctx.Done():
+			return ffReply{}, ctx.Err()
 		}
-		return r, nil
-	case <-t.C:
-		return ffReply{}, fmt.Errorf("no answer from firefox.mjs within %v", timeout)
-	case <-ctx.Done():
-		return ffReply{}, ctx.Err()
 	}
 }
 
-// Open asks firefox.mjs to navigate and waits for the page to start
-// loading.
+// Open asks firefox.mjs to navigate and waits for the page's
+// DOMContentLoaded.
 func (b *firefox) Open(ctx context.Context, url string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	line, _ := json.Marshal(map[string]string{"url": url})
+	b.id++
+	line, _ := json.Marshal(map[string]any{"id": b.id, "url": url})
 	if _, err := b.stdin.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("firefox.mjs: %w%s", err, b.stderr.note())
 	}
-	r, err := b.reply(ctx, 2*startTimeout)
+	r, err := b.reply(ctx, b.id, 2*startTimeout)
 	if err != nil {
 		return fmt.Errorf("%w%s", err, b.stderr.note())
 	}

@@ -4,9 +4,12 @@
 //   node firefox.mjs FIREFOX
 //
 // and speaks JSON lines: this script writes {"ready":VERSION} once
-// Firefox runs in a fresh temporary profile, then reads {"url":…} lines
-// and answers each with {"ok":true} once the page has started to load,
-// or {"error":…}. When its input ends it closes Firefox and exits.
+// Firefox runs in a fresh temporary profile, then reads {"id":N,"url":…}
+// lines and answers each with {"id":N,"ok":true} once the page's
+// DOMContentLoaded has fired, or {"id":N,"error":…}. A navigation that
+// has not got that far when the next one comes is cut short by it, and
+// answers with an error the runner no longer waits for. When its input
+// ends it closes Firefox and exits.
 //
 // package.json pins puppeteer-core 24.43.1: the newest release that runs
 // on Node 20 (25.x needs Node 22.12 or newer), which speaks WebDriver
@@ -47,14 +50,17 @@ page.on('dialog', (d) => d.dismiss().catch(() => {}));
 send({ ready: await browser.version() });
 
 for await (const line of readline.createInterface({ input: process.stdin })) {
-  let url;
+  let id, url;
   try {
-    ({ url } = JSON.parse(line));
-    // The runner waits for the page's results, not for its load.
-    await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 30000 });
-    send({ ok: true });
+    ({ id, url } = JSON.parse(line));
   } catch (e) {
-    send({ error: `opening ${url}: ${e.message}` });
+    send({ error: `reading ${JSON.stringify(line)}: ${e.message}` });
+    continue;
   }
+  // Not awaited: a page that never loads must not hold up the next.
+  page.goto(url, { waitUntil: 'domcontentloaded', timeout: 0 }).then(
+    () => send({ id, ok: true }),
+    (e) => send({ id, error: `opening ${url}: ${e.message}` }),
+  );
 }
 await browser.close();
