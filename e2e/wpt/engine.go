@@ -13,8 +13,9 @@ import (
 // test files in.
 type Browser interface {
 	// Open navigates the page to url. It returns once the navigation has
-	// started, without waiting for the page to load: the page's posted
-	// results, or the runner's timeout, end the file.
+	// started (in Firefox, once DOMContentLoaded has fired), without
+	// waiting for the page's load event: the page's posted results, or
+	// the runner's timeout, end the file.
 	Open(ctx context.Context, url string) error
 	// Close stops the browser and everything started for it.
 	Close() error
