@@ -97,6 +97,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// subsetTimeoutMultiplier multiplies the subset's timeouts: make test
+// runs it beside the browser suite on shared cores, where WebKit has
+// been seen to take more than testharness.js's 10 s over a page's first
+// test while it compiles the engine.
+const subsetTimeoutMultiplier = 3
+
 // TestSubset runs a few files of the suite in runtime mode in every
 // engine, side by side, and fails on any failed subtest.
 func TestSubset(t *testing.T) {
@@ -105,7 +111,7 @@ func TestSubset(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
 			root := needBrowser(t, e)
-			cfg := &Config{Dir: ".", Files: files, Dist: testDist(t), Root: root}
+			cfg := &Config{Dir: ".", Files: files, Dist: testDist(t), Root: root, TimeoutMultiplier: subsetTimeoutMultiplier}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			rep, err := RunEngine(ctx, cfg, ModeRuntime, e)
@@ -124,7 +130,7 @@ func TestSubset(t *testing.T) {
 // one whose harness times out, one with an uncaught error and one that
 // is not there end as such, in time, and that the next file still runs.
 func TestTimeouts(t *testing.T) {
-	const timeout = 2 * time.Second
+	const timeout = 4 * time.Second
 	noResults := fmt.Sprintf("no results within %v (the runner's timeout)", timeout)
 	want := []FileResult{
 		{File: "silent.html", Harness: HarnessTimeout, Message: noResults, Subtests: []Subtest{}},

@@ -80,8 +80,12 @@ type Config struct {
 	Dir string
 	// Files are the test files, slash-separated paths under Dir.
 	Files []string
-	// Timeout is each file's; zero means DefaultTimeout.
+	// Timeout is each file's; zero means DefaultTimeout. It is
+	// multiplied by TimeoutMultiplier.
 	Timeout time.Duration
+	// TimeoutMultiplier multiplies testharness.js's timeouts and the
+	// runner's; zero means 1. See Options.TimeoutMultiplier.
+	TimeoutMultiplier float64
 	// Dist is the runtime's dist/ directory, which runtime mode needs.
 	Dist string
 	// Root is the module root; empty means ModuleRoot.
@@ -111,7 +115,16 @@ func RunEngine(ctx context.Context, cfg *Config, mode Mode, e *Engine) (*Report,
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	srv, err := NewServer(&Options{Dir: cfg.Dir, Mode: mode, Dist: cfg.Dist, Testharness: TestharnessPath(root)})
+	if m := cfg.TimeoutMultiplier; m > 0 {
+		timeout = time.Duration(float64(timeout) * m)
+	}
+	srv, err := NewServer(&Options{
+		Dir:               cfg.Dir,
+		Mode:              mode,
+		Dist:              cfg.Dist,
+		Testharness:       TestharnessPath(root),
+		TimeoutMultiplier: cfg.TimeoutMultiplier,
+	})
 	if err != nil {
 		return nil, err
 	}

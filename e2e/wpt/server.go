@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +42,12 @@ type Options struct {
 	// TestharnessPath of the module root that holds the current
 	// directory.
 	Testharness string
+
+	// TimeoutMultiplier multiplies testharness.js's timeouts (the
+	// file's 10 s, or 60 s when marked long, and each test's own), as
+	// wptrunner's --timeout-multiplier does, for a machine slower than
+	// the tests expect. Zero means 1; a negative one is an error.
+	TimeoutMultiplier float64
 
 	// OnResult, when set, is called with each page's results as they
 	// arrive, whether or not a run waits for them.
@@ -84,6 +91,9 @@ func NewServer(opts *Options) (*Server, error) {
 	}
 	if o.Mode == "" {
 		o.Mode = ModeRuntime
+	}
+	if o.TimeoutMultiplier < 0 {
+		return nil, fmt.Errorf("timeout multiplier %v: want a positive number", o.TimeoutMultiplier)
 	}
 	if !o.Mode.valid() {
 		return nil, fmt.Errorf("unknown mode %q (want %s)", o.Mode, join(Modes))
@@ -140,7 +150,12 @@ var blankHTML []byte
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /resources/testharness.js", script(s.harness))
-	m.HandleFunc("GET /resources/testharnessreport.js", script(reportJS))
+	report := reportJS
+	if t := s.opts.TimeoutMultiplier; t != 0 && t != 1 {
+		// After the script, whose "use strict" must stay its first line.
+		report = fmt.Appendf(slices.Clip(reportJS), "setup({ timeout_multiplier: %g });\n", t)
+	}
+	m.HandleFunc("GET /resources/testharnessreport.js", script(report))
 	m.HandleFunc("GET /resources/testdriver.js", script(testdriverJS))
 	m.HandleFunc("GET /resources/testdriver-vendor.js", script(nil))
 	m.HandleFunc("GET /resources/testdriver-actions.js", script(nil))

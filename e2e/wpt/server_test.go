@@ -51,6 +51,7 @@ func TestNewServerFails(t *testing.T) {
 		{"runtime without dist", func(o *Options) { o.Dist = "" }, "runtime mode needs Options.Dist"},
 		{"dist without webmcp.js", func(o *Options) { o.Dist = o.Dir }, "dist/ lacks webmcp.js"},
 		{"no testharness.js", func(o *Options) { o.Testharness += ".missing" }, "npm ci installs it"},
+		{"negative timeout multiplier", func(o *Options) { o.TimeoutMultiplier = -1 }, "timeout multiplier -1: want a positive number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,6 +109,24 @@ func TestServerFiles(t *testing.T) {
 				assert.Equal(t, value, w.Header().Get(name), "GET %s: header %s", tt.path, name)
 			}
 		})
+	}
+}
+
+func TestServerTimeoutMultiplier(t *testing.T) {
+	for _, m := range []float64{0, 1, 2.5} {
+		o := newTree(t, ModeNone)
+		o.TimeoutMultiplier = m
+		srv, err := NewServer(o)
+		require.NoError(t, err, "NewServer")
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, httptest.NewRequest("GET", "/resources/testharnessreport.js", nil))
+		body := w.Body.String()
+		assert.True(t, strings.HasPrefix(body, "//"), "multiplier %v: the script's own text comes first", m)
+		if m == 2.5 {
+			assert.True(t, strings.HasSuffix(body, "\nsetup({ timeout_multiplier: 2.5 });\n"), "multiplier %v: setup at the end, got …%s", m, body[len(body)-60:])
+		} else {
+			assert.NotContains(t, body, "timeout_multiplier", "multiplier %v", m)
+		}
 	}
 }
 

@@ -50,6 +50,7 @@ type flags struct {
 	serve    string
 	dist     string
 	timeout  time.Duration
+	multiply float64
 	parallel int
 	verbose  bool
 }
@@ -66,6 +67,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.serve, "serve", "", "only serve the tree at `addr` (e.g. 127.0.0.1:8000) in the one mode -modes names, print each page's results as they arrive, and run no browser")
 	fs.StringVar(&f.dist, "dist", "", "serve the runtime from this `dir`, as veil-dist writes it (default: build it)")
 	fs.DurationVar(&f.timeout, "timeout", wpt.DefaultTimeout, "how long each test file has to post its results (files marked long get 6 times as long)")
+	fs.Float64Var(&f.multiply, "timeout-multiplier", 1, "multiply testharness.js's timeouts and -timeout by this `factor`, for a loaded or slow machine")
 	fs.IntVar(&f.parallel, "parallel", 2, "how many runs (a mode in an engine) at once; browsers mostly wait, so two fit on two cores")
 	fs.BoolVar(&f.verbose, "v", false, "print a line per test file as it ends, and the failures of every mode, not only runtime's")
 	fs.Usage = func() {
@@ -100,6 +102,9 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	}
 	if f.timeout <= 0 {
 		return nil, fmt.Errorf("-timeout %v: want a positive duration", f.timeout)
+	}
+	if f.multiply <= 0 {
+		return nil, fmt.Errorf("-timeout-multiplier %v: want a positive number", f.multiply)
 	}
 	if f.parallel < 1 {
 		return nil, fmt.Errorf("-parallel %d: want 1 or more", f.parallel)
@@ -151,7 +156,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "veil-wpt: no test files under %s%s (pages that load /resources/testharness.js)\n", f.dir, what)
 		return 2
 	}
-	cfg := &wpt.Config{Dir: f.dir, Files: files, Timeout: f.timeout, Dist: dist, Root: root}
+	cfg := &wpt.Config{Dir: f.dir, Files: files, Timeout: f.timeout, TimeoutMultiplier: f.multiply, Dist: dist, Root: root}
 	if f.verbose {
 		cfg.Progress = &lockedWriter{w: stderr}
 	}
@@ -266,10 +271,11 @@ func oneLine(s string) string {
 func serve(ctx context.Context, f *flags, root, dist string, stdout, stderr io.Writer) int {
 	out := &lockedWriter{w: stdout}
 	srv, err := wpt.NewServer(&wpt.Options{
-		Dir:         f.dir,
-		Mode:        f.modes[0],
-		Dist:        dist,
-		Testharness: wpt.TestharnessPath(root),
+		Dir:               f.dir,
+		Mode:              f.modes[0],
+		Dist:              dist,
+		Testharness:       wpt.TestharnessPath(root),
+		TimeoutMultiplier: f.multiply,
 		OnResult: func(r wpt.FileResult) {
 			p, fl := r.Counts()
 			fmt.Fprintf(out, "%s: %s, %d passed, %d failed\n", r.File, r.Harness, p, fl)

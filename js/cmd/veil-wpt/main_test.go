@@ -23,6 +23,7 @@ func TestParse(t *testing.T) {
 		{"no mode", []string{"-modes", ""}, "-modes: no mode named"},
 		{"bad regexp", []string{"-run", "("}, "-run: error parsing regexp"},
 		{"zero timeout", []string{"-timeout", "0s"}, "-timeout 0s: want a positive duration"},
+		{"zero multiplier", []string{"-timeout-multiplier", "0"}, "-timeout-multiplier 0: want a positive number"},
 		{"zero parallel", []string{"-parallel", "0"}, "-parallel 0: want 1 or more"},
 		{"serve two modes", []string{"-serve", "127.0.0.1:0", "-modes", "runtime,none"}, "-serve serves one mode, and -modes names 2"},
 		{"arguments", []string{"e2e/wpt"}, `unexpected arguments ["e2e/wpt"]`},
