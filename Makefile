@@ -6,7 +6,7 @@ GOROOT   := $(shell $(GO) env GOROOT)
 WASMPATH := $(GOROOT)/lib/wasm:$(PATH)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all help build dist demo test test-go test-wasm test-e2e test-types bench fuzz soak soak-redeem deps clean
+.PHONY: all help build dist demo test test-go test-wasm test-e2e test-types wpt bench fuzz soak soak-redeem deps clean
 
 all: build
 
@@ -21,7 +21,8 @@ build dist:
 
 ## deps: install what the tests need and the machine lacks (Chromium, at least
 ## CHROMIUM_MIN, whose own WebMCP the e2e suite pins down; redis-server, redis-cli;
-## nginx with its brotli_static module, which serves dist/ in e2e)
+## nginx with its brotli_static module, which serves dist/ in e2e; firefox-esr,
+## webkit2gtk-driver and xvfb, the other engines of the WPT-format suite)
 CHROMIUM_MIN := 156
 deps:
 	@missing=""; \
@@ -32,6 +33,9 @@ deps:
 	if ! command -v redis-cli >/dev/null 2>&1; then missing="$$missing redis-tools"; fi; \
 	if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then missing="$$missing nginx"; fi; \
 	if [ ! -e /usr/lib/nginx/modules/ngx_http_brotli_static_module.so ]; then missing="$$missing libnginx-mod-http-brotli-static"; fi; \
+	if [ -z "$$VEIL_FIREFOX_PATH" ] && ! command -v firefox-esr >/dev/null 2>&1 && ! command -v firefox >/dev/null 2>&1; then missing="$$missing firefox-esr"; fi; \
+	if [ -z "$$VEIL_WEBKIT_DRIVER" ] && ! command -v WebKitWebDriver >/dev/null 2>&1; then missing="$$missing webkit2gtk-driver"; fi; \
+	if [ -z "$$VEIL_XVFB_PATH" ] && ! command -v Xvfb >/dev/null 2>&1; then missing="$$missing xvfb"; fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
@@ -40,7 +44,8 @@ deps:
 WASMTEST := PATH="$(WASMPATH)" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/...
 TSC      := node_modules/.bin/tsc --strict -p js/types
 
-## test: everything: native Go tests, Redis and Chromium suites, wasm tests under Node, tsc,
+## test: everything: native Go tests, Redis and Chromium suites, a few files of the
+## WPT-format suite in Chromium, Firefox and WebKit, wasm tests under Node, tsc,
 ## the runtime's pure modules under node --test;
 ## ends with a line per suite, the total, and each skipped test with its reason
 test: deps node_modules/.package-lock.json
@@ -48,15 +53,16 @@ test: deps node_modules/.package-lock.json
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	$(GO) run ./.ci/testsummary \
 	  'native=$(GO) test -json -count=1 -timeout 20m -parallel 4 ./... ./.ci/testsummary' \
-	  -as redeem/redisstore=redis -as e2e=browser \
+	  -as redeem/redisstore=redis -as e2e=browser -as e2e/wpt=wpt \
 	  'wasm=$(WASMTEST) -json' \
 	  'types=$(TSC)' \
 	  'node=node --test js/*/test/*.test.js'
 
-## test-go: the native Go tests but the browser suite (no browser needed; Redis's run)
+## test-go: the native Go tests but the browser suites, e2e and e2e/wpt (no browser
+## needed; Redis's run)
 test-go: deps
 	$(GO) vet ./... ./.ci/testsummary
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v /e2e$$)
+	$(GO) test -count=1 $$($(GO) list ./... | grep -Ev '/e2e(/wpt)?$$')
 
 ## test-e2e: the headless-browser suite (e2e/) alone
 test-e2e: deps node_modules/.package-lock.json
@@ -67,6 +73,14 @@ test-e2e: deps node_modules/.package-lock.json
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	$(WASMTEST)
+
+## wpt: the WPT-format suite under e2e/wpt in each mode (runtime, Veil injected;
+## native, Chromium's own WebMCP; none, no WebMCP) in Chromium, Firefox and WebKit:
+## a line per mode and engine, then runtime mode's failures by name; WPTFLAGS
+## passes flags (go run ./js/cmd/veil-wpt -h); exits non-zero on a runtime failure
+WPTFLAGS ?=
+wpt: deps node_modules/.package-lock.json
+	$(GO) run ./js/cmd/veil-wpt $(WPTFLAGS)
 
 ## test-types: tsc --strict over webmcp.d.ts and the programs in js/types/
 test-types: node_modules/.package-lock.json
