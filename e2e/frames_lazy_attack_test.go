@@ -185,6 +185,7 @@ func openLazy(t *testing.T, run frameRun, variant, query string) *frames {
 // the same. (A frame in a shadow tree is not among window.frames, so the
 // parent's getTools does not list its tools: it asks the frames it finds.)
 func TestFramesLazyUnseenFrame(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, variant string
 		run           frameRun
@@ -248,6 +249,7 @@ func TestFramesLazyUnseenFrame(t *testing.T) {
 // browser does not know the "tools" policy, cross-origin is off: even the
 // exposed tool's call gets no answer and runs nothing.
 func TestFramesLazyForgedFirstRequest(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name  string
 		run   frameRun
@@ -298,6 +300,7 @@ func TestFramesLazyForgedFirstRequest(t *testing.T) {
 // of the popup's origin crafting the same call is answered, so the
 // crafting is sound.
 func TestFramesLazyPopup(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name  string
 		run   frameRun
@@ -350,6 +353,7 @@ func TestFramesLazyPopup(t *testing.T) {
 // dispatched again, or copied into a new one with a fresh port), which
 // ran its tool once.
 func TestFramesLazyForgedBeforeLoad(t *testing.T) {
+	t.Parallel()
 	for _, run := range []frameRun{runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
 			f := openLazy(t, run, "framesslow", "")
@@ -406,6 +410,7 @@ func TestFramesLazyForgedBeforeLoad(t *testing.T) {
 // nothing; each frame's console says why once, however often it is
 // asked, and no rejection goes unhandled.
 func TestFramesLazyLoadFails(t *testing.T) {
+	t.Parallel()
 	for _, variant := range []string{"frames404", "frameshtml", "csp"} {
 		t.Run(variant, func(t *testing.T) {
 			f := openLazy(t, runWorker, variant, "")
@@ -457,6 +462,7 @@ func TestFramesLazyLoadFails(t *testing.T) {
 // OperationError and no output, as does every later one; no engine is
 // started; the console says why once.
 func TestRestartLazyFails(t *testing.T) {
+	t.Parallel()
 	for _, mode := range engineModes {
 		t.Run(mode, func(t *testing.T) {
 			lazyServe(t)
@@ -500,6 +506,7 @@ func TestRestartLazyFails(t *testing.T) {
 // user reveals. And where veil-redeem.js does not load, a reveal resolves
 // at once with "network", and nothing is fetched.
 func TestRedeemLazy(t *testing.T) {
+	t.Parallel()
 	t.Run("the module's own check", func(t *testing.T) {
 		f := openLazy(t, runWorker, "ok", "")
 		cross := crossOrigin(t)

@@ -34,6 +34,7 @@ func raced(p string, ms int) string {
 // the other frame's tool ends when its signal aborts, and without a
 // signal when the module has not loaded within 10 s, as UnknownError.
 func TestFramesLazyLoadStalls(t *testing.T) {
+	t.Parallel()
 	f := openLazy(t, runWorker, "frameshang", "")
 	f.tab.allowConsole(`^veil: tools across frames are off: \S+/veil-frames\.js did not load`)
 	f.child = server.URL
@@ -65,6 +66,7 @@ func TestFramesLazyLoadStalls(t *testing.T) {
 // not loaded within 10 s, and the runtime is then down: the next call
 // fails at once.
 func TestRestartLazyStalls(t *testing.T) {
+	t.Parallel()
 	lazyServe(t)
 	tb := openTabFor(t, plain, 60*time.Second)
 	tb.navigate(lazyPage("restarthang", "worker") + "&faults=1")
@@ -91,6 +93,7 @@ func TestRestartLazyStalls(t *testing.T) {
 // a reveal of a reference resolves, as "network", once the module has not
 // loaded within 10 s.
 func TestRedeemLazyStalls(t *testing.T) {
+	t.Parallel()
 	f := openLazy(t, runWorker, "redeemhang", "")
 	require.Nil(t, f.inParent(`await fx.register({name: "key", description: "Makes a key",
 		execute: () => ({key: {type: "secret_reference", id: "ref-lazy-77", label: "Key", redeemUrl: "/redeem/ref-lazy-77", ttl: 600}})});
@@ -105,6 +108,7 @@ func TestRedeemLazyStalls(t *testing.T) {
 // the page's own cannot replace the runtime's, and another frame calling
 // this frame's tool still gets the engine's view.
 func TestFramesLazyStartsOnce(t *testing.T) {
+	t.Parallel()
 	f := openLazy(t, runWorker, "ok", "")
 	f.child = server.URL
 	require.Equal(t, 0, eval[int](f.tab, `fx.open(location.origin + "/" + `+js(lazyPage("ok", "worker"))+`)`))

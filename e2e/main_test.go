@@ -47,6 +47,7 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
+	"github.com/veilmcp/veil/e2e/wpt"
 	"github.com/veilmcp/veil/js/serve"
 )
 
@@ -98,7 +99,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if err := buildDist(dir); err != nil {
+	if err := wpt.BuildDist(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building the runtime:", err)
 		return 1
 	}

@@ -49,8 +49,8 @@ func declares(gomod []byte, module string) bool {
 }
 
 // BuildDist writes the runtime into dir, as `go run ./js/cmd/veil-dist`
-// does. It builds into a directory in the user's cache first, the one
-// the browser suite of package e2e builds into, under the same lock, and
+// does; the browser suite of package e2e builds its copy with it too. It
+// builds into a directory in the user's cache first, under a lock, and
 // copies from there: the build compresses only the files that changed,
 // and compressing the engine takes most of a cold build. Where there is
 // no cache or no lock, it builds into dir directly.
@@ -76,7 +76,7 @@ func BuildDist(dir string) error {
 	}
 	// Only this build's files: the cache may hold others that builds of
 	// other checkouts wrote.
-	for _, name := range build.Files {
+	for _, name := range append(build.Files[:len(build.Files):len(build.Files)], build.NoticesFile) {
 		for _, f := range []string{name, name + ".br", name + ".gz"} {
 			err := copyFile(filepath.Join(cached, f), filepath.Join(dir, f))
 			if errors.Is(err, fs.ErrNotExist) && f != name {
