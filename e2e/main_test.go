@@ -205,25 +205,7 @@ type browser struct {
 // startBrowser starts Chromium with the suite's flags and, when
 // nativeWebMCP is set, with the browser's own WebMCP turned on.
 func startBrowser(execPath string, nativeWebMCP bool) (*browser, error) {
-	features := "NetworkService,NetworkServiceInProcess"
-	if nativeWebMCP {
-		// The flag replaces chromedp's own enable-features value, so
-		// that value is repeated here.
-		features = "WebMCP," + features
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(execPath),
-		chromedp.Flag("enable-features", features),
-		// Keep the browser off the network: it talks to the test server only.
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-	)
-	if os.Geteuid() == 0 {
-		// Chromium refuses to start its sandbox as root (containers, CI).
-		opts = append(opts, chromedp.NoSandbox)
-	}
+	opts := wpt.ChromiumOptions(execPath, nativeWebMCP)
 	if os.Getenv(envHeadful) == "1" {
 		opts = append(opts, chromedp.VisibleWindow)
 	}

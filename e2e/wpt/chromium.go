@@ -35,24 +35,7 @@ func startChromium(ctx context.Context, mode Mode, _ string) (Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	features := "NetworkService,NetworkServiceInProcess"
-	if mode == ModeNative {
-		// The flag replaces chromedp's own enable-features value, so
-		// that value is repeated here.
-		features = "WebMCP," + features
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(execPath),
-		chromedp.Flag("enable-features", features),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-	)
-	if os.Geteuid() == 0 {
-		// Chromium refuses to start its sandbox as root (containers, CI).
-		opts = append(opts, chromedp.NoSandbox)
-	}
+	opts := ChromiumOptions(execPath, mode == ModeNative)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.WithoutCancel(ctx), opts...)
 	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
 	b := &chromium{ctx: tabCtx, cancel: func() { cancelTab(); cancelAlloc() }}
@@ -110,4 +93,30 @@ func (b *chromium) Open(ctx context.Context, url string) error {
 func (b *chromium) Close() error {
 	b.cancel()
 	return nil
+}
+
+// ChromiumOptions are the flags Chromium runs with in the runner and in
+// the browser suite of package e2e: headless, off the network (it talks
+// to the test servers only), without its sandbox as root, and with its
+// own WebMCP when nativeWebMCP is set.
+func ChromiumOptions(execPath string, nativeWebMCP bool) []chromedp.ExecAllocatorOption {
+	features := "NetworkService,NetworkServiceInProcess"
+	if nativeWebMCP {
+		// The flag replaces chromedp's own enable-features value, so
+		// that value is repeated here.
+		features = "WebMCP," + features
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(execPath),
+		chromedp.Flag("enable-features", features),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+	)
+	if os.Geteuid() == 0 {
+		// Chromium refuses to start its sandbox as root (containers, CI).
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	return opts
 }
