@@ -49,9 +49,15 @@ func subsetFiles(t *testing.T) []string {
 	return nil
 }
 
+// browserSlots lets three of the package's browsers run at once: make
+// test runs the package beside the browser suite on two cores, where six
+// browsers starting together have taken more than thirty seconds each.
+var browserSlots = make(chan struct{}, 3)
+
 // needBrowser skips or fails t when e's programs or node_modules are
 // missing: it skips only when the engine's SkipEnv (or VEIL_SKIP_NPM
-// for node_modules) is 1.
+// for node_modules) is 1. Otherwise it waits for one of browserSlots,
+// held until t ends.
 func needBrowser(t *testing.T, e *Engine) string {
 	t.Helper()
 	root, err := ModuleRoot()
@@ -68,6 +74,8 @@ func needBrowser(t *testing.T, e *Engine) string {
 		}
 		t.Fatalf("%v; set %s=1 to skip %s", err, e.SkipEnv, e.Name)
 	}
+	browserSlots <- struct{}{}
+	t.Cleanup(func() { <-browserSlots })
 	return root
 }
 
@@ -112,7 +120,7 @@ func TestSubset(t *testing.T) {
 			t.Parallel()
 			root := needBrowser(t, e)
 			cfg := &Config{Dir: ".", Files: files, Dist: testDist(t), Root: root, TimeoutMultiplier: subsetTimeoutMultiplier}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			rep, err := RunEngine(ctx, cfg, ModeRuntime, e)
 			require.NoError(t, err, "RunEngine")
@@ -147,7 +155,7 @@ func TestTimeouts(t *testing.T) {
 			for _, w := range want {
 				cfg.Files = append(cfg.Files, w.File)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
 			rep, err := RunEngine(ctx, cfg, ModeNone, e)
 			require.NoError(t, err, "RunEngine")

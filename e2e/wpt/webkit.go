@@ -148,7 +148,7 @@ func (b *webkit) startDriver(ctx context.Context, driverPath string, display int
 // Open navigates; the session's page load strategy "none" makes it
 // return once the navigation has started.
 func (b *webkit) Open(ctx context.Context, url string) error {
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	return webDriver(ctx, http.MethodPost, b.base+"/url", map[string]string{"url": url}, nil)
 }
