@@ -43,10 +43,12 @@ deps:
 
 WASMTEST := PATH="$(WASMPATH)" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/...
 TSC      := node_modules/.bin/tsc --strict -p js/types
+TSCJS    := node_modules/.bin/tsc -p js/types/tsconfig.runtime.json
 
 ## test: everything: native Go tests, Redis and Chromium suites, a few files of the
-## WPT-format suite in Chromium, Firefox and WebKit, wasm tests under Node, tsc,
-## the runtime's pure modules under node --test;
+## WPT-format suite in Chromium, Firefox and WebKit, wasm tests under Node, tsc
+## over webmcp.d.ts and over the runtime's modules, the runtime's pure modules
+## under node --test;
 ## ends with a line per suite, the total, and each skipped test with its reason
 test: deps node_modules/.package-lock.json
 	$(GO) vet ./... ./.ci/testsummary
@@ -56,6 +58,7 @@ test: deps node_modules/.package-lock.json
 	  -as redeem/redisstore=redis -as e2e=browser -as e2e/wpt=wpt \
 	  'wasm=$(WASMTEST) -json' \
 	  'types=$(TSC)' \
+	  'checkjs=$(TSCJS)' \
 	  'node=node --test js/*/test/*.test.js'
 
 ## test-go: the native Go tests but the browser suites, e2e and e2e/wpt (no browser
@@ -82,9 +85,11 @@ WPTFLAGS ?=
 wpt: deps node_modules/.package-lock.json
 	$(GO) run ./js/cmd/veil-wpt $(WPTFLAGS)
 
-## test-types: tsc --strict over webmcp.d.ts and the programs in js/types/
+## test-types: tsc --strict over webmcp.d.ts and the programs in js/types/, then
+## tsc over the runtime's modules, whose ops are typed by the generated contract
 test-types: node_modules/.package-lock.json
 	$(TSC)
+	$(TSCJS)
 
 # npm ci installs what package.json pins: TypeScript, esbuild with the MCP
 # client packages the e2e tests bundle, and Vite, which builds

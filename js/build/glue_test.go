@@ -2,7 +2,6 @@ package build
 
 import (
 	"io/fs"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,15 +13,17 @@ import (
 	"github.com/veilmcp/veil/js"
 	"github.com/veilmcp/veil/wasm/engine"
 	"github.com/veilmcp/veil/wasm/ops"
-	"github.com/veilmcp/veil/wasm/risk"
 )
 
 // The page's side of the contract is JavaScript: js/webmcp/contract.js,
 // which js/cmd/veil-contract generates from package ops (its test fails
-// when the file is stale), and the modules that import its names. These
-// tests hold the modules to it: an op, an outcome kind, a decision's
+// when the file is stale), and the modules that import its names. This
+// test holds the modules to it: an op, an outcome kind, a decision's
 // outcome or an error name is written as the contract's name, never as a
-// string of its own, and the headers the glue writes are the requests'.
+// string of its own. The members of the headers the modules write and of
+// the replies they read are checked by make test-types: the contract
+// types them from ops.Shapes, and tsc type checks the modules
+// (js/types/tsconfig.runtime.json).
 
 // contract reads the names js/webmcp/contract.js exports, with their values.
 func contract(t *testing.T) map[string]string {
@@ -107,92 +108,5 @@ func TestGlueNamesTheContract(t *testing.T) {
 		for _, v := range matches(regexp.MustCompile(re), glue(t)) {
 			assert.True(t, slices.Contains(ops.All, v) || slices.ContainsFunc(ops.Kinds, func(k engine.OutcomeKind) bool { return string(k) == v }), "js sends %q", v)
 		}
-	}
-}
-
-// TestGlueHeaders: the members the glue writes in each op's header are
-// the request's, so that decode's strictness never trips on the page.
-func TestGlueHeaders(t *testing.T) {
-	src := glue(t)
-	tests := []struct {
-		op      string
-		members []string
-	}{
-		{ops.Decide, []string{"name"}},
-		{ops.Output, []string{"call", "kind"}},
-		{ops.Settle, []string{"call", "approved"}},
-		{ops.Unregister, []string{"name", "registration"}},
-		{ops.Reveal, []string{"handle"}},
-		{ops.Forget, []string{"handle"}},
-		{ops.Scrub, []string{"tool"}},
-		{ops.Foreign, []string{"names"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.op, func(t *testing.T) {
-			re := regexp.MustCompile(sends + tt.op + `',\s*\{([^}]*)\}`)
-			sites := matches(re, src)
-			require.NotEmpty(t, sites, "call('%s', {…})", tt.op)
-			for _, site := range sites {
-				got := matches(regexp.MustCompile(`(?:^|,)\s*([A-Za-z]+)\s*(?::|,|$)`), site)
-				assert.ElementsMatch(t, tt.members, got, "call('%s', {%s})", tt.op, site)
-			}
-		})
-	}
-}
-
-// jsonNames lists the JSON member names of struct type v, with those of
-// its embedded structs, as encoding/json reads them.
-func jsonNames(v any) []string {
-	var names []string
-	var walk func(reflect.Type)
-	walk = func(t reflect.Type) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			switch {
-			case tag == "-":
-			case f.Anonymous && tag == "":
-				walk(f.Type)
-			case tag != "":
-				names = append(names, tag)
-			case f.IsExported():
-				names = append(names, f.Name)
-			}
-		}
-	}
-	walk(reflect.TypeOf(v))
-	return names
-}
-
-// TestGlueMembers: the members the glue writes into headers it builds
-// from variables, and the reply members it reads, are the contract's.
-func TestGlueMembers(t *testing.T) {
-	src := glue(t)
-	tests := []struct {
-		what   string
-		glue   string // a regexp whose first group is a member name
-		go_    any
-		always []string // members the glue must use
-	}{
-		{"register header", `call\('register', \{ ([a-z]+):`, ops.RegisterRequest{}, []string{"registration"}},
-		{"register header, spread", `\(refine && \{ ([a-z]+): true \}\)`, ops.RegisterRequest{}, []string{"resolve"}},
-		{"resolve header", `\bhd\.([a-z]+) =`, ops.ResolveRequest{}, []string{"resolved", "failed"}},
-		{"resolve header, first member", `const hd = \{ ([a-z]+):`, ops.ResolveRequest{}, []string{"call"}},
-		{"decide reply", `(?:^|[^\w.])d\.([a-zA-Z]+)\b`, ops.DecideReply{}, []string{"call", "outcome", "registration", "load", "request", "entry", "trust", "rule", "facts", "sensitive", "resolveError", "error"}},
-		{"output reply", `\bh\.(same|held|invalid|reserved|malicious|warnings)\b`, ops.OutputReply{}, []string{"same", "held", "invalid", "reserved", "malicious", "warnings"}},
-		{"register reply", `\bh\.(notes|unknown)\b`, ops.RegisterReply{}, []string{"notes"}},
-		{"load", `\bd\.load\.([a-zA-Z]+)`, risk.Load{}, []string{"timeoutMs", "slow", "exclusive", "retry"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.what, func(t *testing.T) {
-			names := append(jsonNames(tt.go_), "error")
-			used := matches(regexp.MustCompile(tt.glue), src)
-			for _, m := range used {
-				assert.Contains(t, names, m, "js uses member %q", m)
-			}
-			for _, m := range tt.always {
-				assert.Contains(t, used, m, "js no longer uses member %q", m)
-			}
-		})
 	}
 }

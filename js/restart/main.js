@@ -12,7 +12,7 @@ import { toError } from '../webmcp/util.js';
  * @typedef {object} Page  what engine.js hands over
  * @property {() => Promise<any>} start        starts an engine in the page's mode
  * @property {Function} request                engine.js's request
- * @property {object} init                     init's header: the page's options, trust, settings, scrubLost
+ * @property {import('../webmcp/contract.js').InitRequest} init  init's header: the page's options, trust, settings, scrubLost
  * @property {string[]} foreign                the foreign native tools
  * @property {any[]} entries                   the live registrations, in order
  * @property {(e: any) => void} use            makes e the engine that answers, and sends it what waited
@@ -29,6 +29,7 @@ import { toError } from '../webmcp/util.js';
 export const restart = async (page) => {
   const e = await page.start();
   if (e.dead) throw new Error('veil: the new engine ended as it started');
+  /** @type {typeof import('../webmcp/engine.js').call} */
   const op = (name, header, body = '') => page.request(name, header, body, OP_TIMEOUT_MS, e.send);
   const init = op(OP_INIT, page.init);
   // The foreign native tools, before any call: ops are answered in order.

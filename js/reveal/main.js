@@ -7,7 +7,7 @@ import { refused } from '../webmcp/reveal.js';
 
 /** How long a redemption may take. */
 const REDEEM_TIMEOUT = 30000;
-/** What each redemption answer means, for the user. */
+/** @type {Record<number, [VeilRevealFailure, string]>} What each redemption answer means, for the user. */
 const answers = {
   401: ['signin', 'Sign in to reveal this secret.'],
   403: ['forbidden', 'You are not allowed to reveal this secret.'],

@@ -8,6 +8,7 @@ import { loadUI } from './lazy.js';
 
 /** @type {{confirm?: Function, notice?: Function}} */
 export const conf = {};
+/** @type {Promise<any>} The last question put, or being put. */
 let asking = Promise.resolve();
 /** The questions not yet put to the user, each with its decline. */
 const waiting = new Set();

@@ -57,3 +57,38 @@ export const ERR_NOT_SUPPORTED = 'NotSupportedError';
 // (ops.Limits): the engine's deadlines for a call count on them.
 export const OP_TIMEOUT_MS = 60000; // every op, start-up included
 export const OUTPUT_TIMEOUT_MS = 30000; // the output op, which makes a call's agent view
+
+// The shapes of the ops' headers and replies (ops.Shapes), checked by
+// the type check of the page's modules: writing or reading a member the
+// engine does not is an error there.
+/** @typedef {{origin: string, baseURL: string, holdTTLms?: number, redeemPath?: string, maxScrubNeedles?: number, scrubLost?: boolean, maxOutputBytes?: number, maxReferenceTTLs?: number, trust?: RiskState | null, settings?: any}} InitRequest */
+/** @typedef {{untrustedContent: boolean, untrustedFrom: string[], privateData: string[], privateFrom: string[], attribution: string[], attributionDropped: number, maliciousActivity: boolean, maliciousFrom: string[], version: number}} RiskState */
+/** @typedef {{trust: RiskState}} InitReply */
+/** @typedef {{registration: number, resolve?: boolean}} RegisterRequest */
+/** @typedef {{notes?: string[]}} RegisterReply */
+/** @typedef {{name: string, registration: number}} UnregisterRequest */
+/** @typedef {{ok: boolean}} OKReply */
+/** @typedef {{name: string}} DecideRequest */
+/** @typedef {{call: string, outcome: string, rule?: string, facts: RiskFact[], load: RiskLoad, request: RiskRequestAnnotations, entry?: RiskEntry | null, trust?: RiskState | null, resolveError?: string, sensitive?: string[], registration: number}} DecideReply */
+/** @typedef {{rule: string, source: string, key: string, value: string}} RiskFact */
+/** @typedef {{slow: boolean, exclusive: boolean, retry: boolean, timeoutMs: number}} RiskLoad */
+/** @typedef {{openWorldHint: boolean, attribution: string[], maliciousActivityHint: boolean, privateData: string[]}} RiskRequestAnnotations */
+/** @typedef {{call: string, tool: string, time: string, outcome: string, rule?: string, facts: RiskFact[]}} RiskEntry */
+/** @typedef {{call: string, resolved?: any, failed?: boolean}} ResolveRequest */
+/** @typedef {{call: string, approved: boolean}} SettleRequest */
+/** @typedef {{entry: RiskEntry}} SettleReply */
+/** @typedef {{call: string, kind: string}} OutputRequest */
+/** @typedef {{held: number, invalid: string[], error?: EngineError | null, trust?: RiskState | null, malicious?: boolean, same?: boolean, reserved?: number, warnings?: string[], scrubbing?: boolean}} OutputReply */
+/** @typedef {{name: string, message: string}} EngineError */
+/** @typedef {{ok: boolean, settings: any}} ConfigureReply */
+/** @typedef {{decisions: RiskEntry[]}} DecisionsReply */
+/** @typedef {{items: EngineItem[]}} ItemsReply */
+/** @typedef {{handle: string, call: string, tool: string, kind: string, label: string, pointer: string, expires: string, redeemBy?: string}} EngineItem */
+/** @typedef {{handle: string}} HandleRequest */
+/** @typedef {{kind: string, redeemUrl?: string}} RevealReply */
+/** @typedef {{gc?: boolean}} StatsRequest */
+/** @typedef {{heapLiveBytes: number, heapObjectsBytes: number, totalBytes: number, held: number, scrubNeedles: number, scrubFull: boolean}} StatsReply */
+/** @typedef {{tool: string}} ScrubRequest */
+/** @typedef {{names: string[]}} ForeignRequest */
+/** @typedef {{init: InitRequest, register: RegisterRequest, unregister: UnregisterRequest, decide: DecideRequest, resolve: ResolveRequest, settle: SettleRequest, output: OutputRequest, configure: any, decisions: Record<string, never>, items: Record<string, never>, reveal: HandleRequest, forget: HandleRequest, sweep: Record<string, never>, exit: Record<string, never>, stats: StatsRequest, scrub: ScrubRequest, foreign: ForeignRequest}} Requests */
+/** @typedef {{init: InitReply, register: RegisterReply, unregister: OKReply, decide: DecideReply, resolve: DecideReply, settle: SettleReply, output: OutputReply, configure: ConfigureReply, decisions: DecisionsReply, items: ItemsReply, reveal: RevealReply, forget: OKReply, sweep: OKReply, exit: OKReply, stats: StatsReply, scrub: OKReply, foreign: OKReply}} Replies */

@@ -20,6 +20,14 @@ import { foreignTools } from './foreign.js';
 import { settings } from './veil.js';
 
 /** @typedef {{op: string, header: string, body: string, resolve: (r: [string, string]) => void, timedOut?: () => void}} Request */
+/** @typedef {import('./contract.js').Requests} Requests */
+/** @typedef {import('./contract.js').Replies} Replies */
+/**
+ * Reply is op K's reply header as the page reads it: its reply, or the
+ * error any op can answer instead.
+ * @template {keyof Replies} K
+ * @typedef {Replies[K] & {error?: import('./contract.js').EngineError | null}} Reply
+ */
 /** @typedef {{send: (r: Request) => void, stop: () => void, dead?: boolean}} Engine */
 /** @type {Request[]} Ops waiting for an engine. */
 let queue = [];
@@ -47,7 +55,13 @@ let restarts = [];
  * request sends one op through submit. It resolves with the parsed reply
  * header and the raw reply body; it never rejects. A reply that never
  * comes resolves as FAILURE after ms, so no call hangs.
- * @returns {Promise<[any, string]>}
+ * @template {keyof Requests} K
+ * @param {K} op
+ * @param {Requests[K]} header
+ * @param {string} body
+ * @param {number} ms
+ * @param {(r: Request) => void} submit
+ * @returns {Promise<[Reply<K>, string]>}
  */
 const request = (op, header, body, ms, submit) =>
   new Promise((resolve) => {
@@ -80,8 +94,14 @@ const request = (op, header, body, ms, submit) =>
 /**
  * call sends one op to the engine (the ops are package ops's, in Go),
  * starting another engine first if the last was lost.
+ * @template {keyof Requests} K
+ * @param {K} op
+ * @param {Requests[K]} [header]
+ * @param {string} [body]
+ * @param {number} [ms]
+ * @returns {Promise<[Reply<K>, string]>}
  */
-export const call = (op, header = {}, body = '', ms = OP_TIMEOUT_MS) =>
+export const call = (op, header = /** @type {any} */ ({}), body = '', ms = OP_TIMEOUT_MS) =>
   request(op, header, body, ms, (r) => {
     if (send) return send(r);
     queue.push(r);

@@ -20,7 +20,8 @@ import { mirrored } from './mirror.js';
 
 export { MARK, reachable };
 
-const permissions = document.permissionsPolicy ?? document.featurePolicy;
+/** @type {any} The Permissions Policy API, which Chromium alone has. */
+const permissions = /** @type {any} */ (document).permissionsPolicy ?? /** @type {any} */ (document).featurePolicy;
 /** Whether the browser knows the "tools" feature. */
 export const policyKnown = (() => {
   try {
@@ -33,7 +34,7 @@ export const policyKnown = (() => {
 export const allowed = (() => {
   try {
     if (policyKnown) return permissions.allowsFeature('tools');
-    for (let w = window; w !== top; w = w.parent) if (!reachable(w.parent)) return false;
+    for (let w = /** @type {Window} */ (window); w !== top; w = w.parent) if (!reachable(w.parent)) return false;
     return true;
   } catch {
     return false;

@@ -44,13 +44,13 @@ const observer = new MutationObserver((records) => {
   let removed = false;
   for (const r of records) {
     if (r.type === 'attributes') {
-      if (r.target.localName === 'form' && r.target.hasAttribute('toolname')) declare(r.target);
+      if (/** @type {Element} */ (r.target).localName === 'form' && /** @type {Element} */ (r.target).hasAttribute('toolname')) declare(r.target);
       continue;
     }
     removed ||= r.removedNodes.length > 0;
     for (const n of r.addedNodes) {
       if (n.nodeType !== 1) continue;
-      if (n.matches(FORM_TOOL)) declare(n);
+      if (/** @type {Element} */ (n).matches(FORM_TOOL)) declare(n);
       scan(n);
       look(n);
     }

@@ -33,7 +33,7 @@ export const nativeGetTools = native?.getTools;
  * "pending" until the browser answers, then "live", or "refused" when a
  * tool that is not the runtime's holds the name.
  * held: a refused one's name was seen taken in the registry.
- * @type {Map<string, {entry: Entry, state: 'pending'|'live'|'refused', held?: boolean}>}
+ * @type {Map<string, {entry: import('./registry.js').Entry, state: 'pending'|'live'|'refused', held?: boolean}>}
  */
 export const mirrors = new Map();
 /**

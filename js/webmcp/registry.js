@@ -28,7 +28,7 @@ import { notifyFrames } from './frames.js';
  * @property {AbortSignal} [signal]
  * @property {() => void} [onAbort]
  * @property {AbortController} [mirror]    the native mirror's registration
- * @property {Promise<void>} settled        once the engine has answered
+ * @property {Promise<void>} [settled]      once the engine has answered (set as the entry is made)
  * @property {string} source               the definition as sent, for an engine started again
  */
 /** @type {Map<number, Entry>} Registrations pending or live. */

@@ -3,7 +3,13 @@
 // loaded at the first one.
 /// <reference path="../webmcp.d.ts" />
 
-/** What a reveal resolves with when it fails. */
+/**
+ * What a reveal resolves with when it fails.
+ * @param {VeilRevealFailure} reason
+ * @param {string} message
+ * @param {number} [status]
+ * @returns {VeilRevealResult & {ok: false}}
+ */
 export const refused = (reason, message, status) => ({ ok: false, reason, message, status });
 
 /** @returns {VeilItem} */

@@ -28,6 +28,7 @@ const classify = (v) => {
   return s === undefined ? [KIND_EMPTY, ''] : [KIND_RETURNED, s];
 };
 
+/** @type {Promise<unknown>} */
 let exclusive = Promise.resolve();
 /** Whether an engine's scrub set held anything: a restart must know. */
 export let scrubbing = false;
@@ -64,8 +65,8 @@ export const run = (name, input, signal) => {
  */
 const runOn = async (lost, name, input, signal) => {
   const q = JSON.stringify(name);
-  /** call, or the failure reply once the engine is lost. */
-  const op = (o, h, b, ms) => (lost.aborted ? Promise.resolve([JSON.parse(FAILURE), '']) : call(o, h, b, ms));
+  /** @type {typeof call} call, or the failure reply once the engine is lost. */
+  const op = (o, h, b, ms) => (lost.aborted ? Promise.resolve(/** @type {[any, string]} */ ([JSON.parse(FAILURE), ''])) : call(o, h, b, ms));
   // One crossing decides: the engine finds the tool, checks the input
   // and applies the policy. A tool with resolve crosses once more, with
   // what resolve made of the checked input.
@@ -73,6 +74,7 @@ const runOn = async (lost, name, input, signal) => {
   if (d.error) throw toError(d.error);
   const entry = registrations.get(d.registration) ?? GONE;
   if (d.outcome === OUTCOME_RESOLVE) {
+    /** @type {import('./contract.js').ResolveRequest} */
     const hd = { call: d.call };
     try {
       if (entry.gone) throw entry.reason;
@@ -112,7 +114,17 @@ const runOn = async (lost, name, input, signal) => {
   }
 };
 
-/** runDecided runs a call the engine decided, and sends its output. */
+/**
+ * runDecided runs a call the engine decided, and sends its output.
+ * @param {AbortSignal} lost          aborted when the deciding engine is lost
+ * @param {typeof call} op            call, or the failure reply once lost
+ * @param {string} name
+ * @param {string} input              the checked input, as JSON
+ * @param {AbortSignal | undefined} signal  the caller's
+ * @param {import('./engine.js').Reply<'decide'>} d
+ * @param {import('./registry.js').Entry} entry
+ * @param {(kind: string, data?: string, ms?: number) => Promise<[import('./engine.js').Reply<'output'>, string]>} output
+ */
 const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
   const q = JSON.stringify(name);
   const id = d.call;
@@ -156,6 +168,7 @@ const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
   return new Promise((resolve, reject) => {
     const controller = new AbortController();
     let done = false;
+    /** @type {(v?: unknown) => void} */
     let release = noop;
     let turn;
     if (d.load.exclusive) {
@@ -237,7 +250,7 @@ const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
         // its rules, the answer is an error.
         return output(kind, data, OUTPUT_TIMEOUT_MS);
       })
-      .then(([h, b]) => {
+      .then((/** @type {[import('./engine.js').Reply<'output'>, string]} */ [h, b]) => {
         if (done) return;
         finish();
         if (h.error) reject(toError(h.error));

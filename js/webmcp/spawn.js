@@ -7,6 +7,9 @@ import { noop } from './util.js';
 import { script, meta, base, here } from './config.js';
 import { lose, failed } from './engine.js';
 
+/** @typedef {import('./engine.js').Engine} Engine */
+/** @typedef {import('./engine.js').Request} Request */
+
 /**
  * startWorker starts the engine in a Worker. Its death is noticed however
  * it comes: an error, the worker's word that its engine ended, an op that
@@ -56,7 +59,10 @@ export const startWorker = () =>
 
 /** @type {Promise<[any, any]>|null} Go and worker.js's start, loaded once. */
 let mainScripts = null;
-/** loadMain loads wasm_exec.js and worker.js into the page, once. */
+/**
+ * loadMain loads wasm_exec.js and worker.js into the page, once.
+ * @returns {Promise<[any, any]>}
+ */
 const loadMain = async () => {
   // Script elements, not fetch and eval, so a page's CSP can allow them.
   // The page may have a Go of its own, from another toolchain: keep it.

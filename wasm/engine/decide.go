@@ -114,7 +114,9 @@ func (e *Engine) Resolve(call string, r Resolution) (Decision, error) {
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	return e.decide(call, c.tool, c.sensitive, r), nil
+	d := e.decide(call, c.tool, c.sensitive, r)
+	d.Owner = c.tool.owner
+	return d, nil
 }
 
 // decide decides call id of tool t, and logs the decision. rs.mu is held.

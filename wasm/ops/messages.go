@@ -76,8 +76,8 @@ type DecideRequest struct {
 	Name string `json:"name"`
 }
 
-// DecideReply answers Decide: the decision, and the registration of the
-// tool it was made for, whose execute the page runs.
+// DecideReply answers Decide and Resolve: the decision, and the
+// registration of the tool it was made for, whose execute the page runs.
 type DecideReply struct {
 	engine.Decision
 	Registration int64 `json:"registration"`

@@ -64,7 +64,7 @@ func (s *Server) resolve(e *engine.Engine, r ResolveRequest, _ string) (string, 
 	if err != nil {
 		return "", "", err
 	}
-	return reply(d), d.Refusal, nil
+	return reply(DecideReply{d, d.Owner.Registration}), d.Refusal, nil
 }
 
 func (s *Server) settle(e *engine.Engine, r SettleRequest, _ string) (string, string, error) {

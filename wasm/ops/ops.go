@@ -51,7 +51,7 @@ const (
 	// call, which is over.
 	Decide = "decide"
 	// Resolve decides a call opened for its resolve callback:
-	// ResolveRequest -> engine.Decision, as Decide.
+	// ResolveRequest -> DecideReply, as Decide.
 	Resolve = "resolve"
 	// Settle records the user's answer to a call the policy put to them:
 	// SettleRequest -> SettleReply.

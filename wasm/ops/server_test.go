@@ -265,8 +265,11 @@ func TestRiskOps(t *testing.T) {
 	assert.Equal(t, risk.Block, d.Outcome)
 	assert.Contains(t, d.ResolveError, "annotations.readOnlyHint", "annotations that are not valid say why")
 	open = decide(t, s, Decide, `{"name":"triage"}`, `{}`)
-	d = decide(t, s, Resolve, `{"call":"`+open.Call+`","resolved":null}`, "")
-	assert.Equal(t, risk.Allow, d.Outcome, "resolve returned nothing")
+	h, _ = s.Handle(Resolve, `{"call":"`+open.Call+`","resolved":null}`, "")
+	var resolved DecideReply
+	require.NoError(t, json.Unmarshal([]byte(h), &resolved), "resolve reply %s", h)
+	assert.Equal(t, risk.Allow, resolved.Outcome, "resolve returned nothing")
+	assert.Equal(t, int64(3), resolved.Registration, "resolve names the tool's registration, as decide does")
 	h, _ = s.Handle(Decide, `{"name":"send_later"}`, `{}`)
 	assert.Equal(t, engine.DataError, errorName(t, h), "the input is checked before resolve runs")
 

@@ -57,6 +57,7 @@ func contract() []byte {
 	for _, l := range ops.Limits {
 		fmt.Fprintf(&b, "export const %s = %d; // %s\n", l.Name, l.Value.Milliseconds(), l.Doc)
 	}
+	declarations(&b)
 	return b.Bytes()
 }
 
