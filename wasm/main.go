@@ -105,11 +105,18 @@ var answer struct {
 // address. JavaScript asks for one byte per UTF-16 code unit first, and
 // again for three when the text needs more.
 //
+// It takes one byte more than n: JavaScript passes an empty argument
+// (the body of most ops) as the address just past what it wrote, which
+// is n bytes on when the text filled what it asked for. Past the end of
+// a large object, that address is in no object, and a garbage
+// collection while veilCall holds it ends the program; the byte more
+// keeps it inside.
+//
 //go:wasmexport veilRequest
 func veilRequest(n int32) unsafe.Pointer {
 	// A request JavaScript found too small and asks again for is wiped.
 	clear(request)
-	request = make([]byte, max(n, 1))
+	request = make([]byte, max(n, 0)+1)
 	return unsafe.Pointer(unsafe.SliceData(request))
 }
 

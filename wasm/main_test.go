@@ -222,3 +222,19 @@ func TestFitMemory(t *testing.T) {
 	assert.GreaterOrEqual(t, after, had+int64(len(grown)), "the limit after the runtime took %d bytes more", len(grown))
 	runtime.KeepAlive(grown)
 }
+
+// TestRequestHoldsItsEnd: JavaScript passes an empty last argument (the
+// body of most ops) as the address just past what it wrote, which for a
+// request of exactly the size asked for is the end of veilRequest's
+// memory. That address must still lie inside it: one past a large
+// object's end is a pointer the garbage collector finds in no object,
+// and a collection while veilCall holds it ends the program.
+func TestRequestHoldsItsEnd(t *testing.T) {
+	defer func() { request = nil }()
+	for _, n := range []int32{1, 100, 40_001, 1<<20 + 3} {
+		p := veilRequest(n)
+		end := unsafe.Add(p, n)
+		runtime.GC() // throws "pointer to unused region of span" if end is outside
+		runtime.KeepAlive(end)
+	}
+}
