@@ -23,7 +23,7 @@ import (
 // string of its own. The members of the headers the modules write and of
 // the replies they read are checked by make test-types: the contract
 // types them from ops.Shapes, and tsc type checks the modules
-// (js/types/tsconfig.runtime.json).
+// (js/types/tsconfig.runtime.json, docs/testing.md says what it catches).
 
 // contract reads the names js/webmcp/contract.js exports, with their values.
 func contract(t *testing.T) map[string]string {

@@ -29,12 +29,12 @@ import { toError } from '../webmcp/util.js';
 export const restart = async (page) => {
   const e = await page.start();
   if (e.dead) throw new Error('veil: the new engine ended as it started');
-  /** @type {typeof import('../webmcp/engine.js').call} */
+  /** @type {<K extends keyof import('../webmcp/contract.js').Requests>(op: K, header: import('../webmcp/contract.js').Requests[K], body?: string) => Promise<[import('../webmcp/engine.js').Reply<K>, string]>} */
   const op = (name, header, body = '') => page.request(name, header, body, OP_TIMEOUT_MS, e.send);
   const init = op(OP_INIT, page.init);
   // The foreign native tools, before any call: ops are answered in order.
   if (page.foreign.length) op(OP_FOREIGN, { names: page.foreign });
-  const again = page.entries.map((r) => op(OP_REGISTER, { registration: r.registration, ...(r.refine && { resolve: true }) }, r.source));
+  const again = page.entries.map((r) => op(OP_REGISTER, { registration: r.registration, resolve: !!r.refine }, r.source));
   page.use(e);
   const [h] = await init;
   if (page.lostMeanwhile()) return;

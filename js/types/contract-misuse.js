@@ -13,6 +13,10 @@ call(OP_DECIDE, { name: 'lookup', tool: 'lookup' }, '{}');
 // @ts-expect-error
 call(OP_SETTLE, { call: 'c1', approved: 'yes' });
 
+// No header, for an op that reads one.
+// @ts-expect-error
+call(OP_SETTLE);
+
 // A header without a member the request needs.
 // @ts-expect-error
 call(OP_OUTPUT, { kind: 'returned' }, '{}');

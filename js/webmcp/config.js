@@ -35,14 +35,18 @@ export const importWithin = (name) => {
 };
 export const forced = script?.dataset.veilMode;
 
-/** The first op of every engine: the page's side of its options. */
 const holdTTL = Number(script?.dataset.veilHoldTtl);
 const scrubLimit = Number(script?.dataset.veilScrubLimit);
 const redeemPath = script?.dataset.veilRedeemPath;
+/**
+ * The first op of every engine: the page's side of its options. A member
+ * left undefined is not sent.
+ * @returns {import('./contract.js').InitRequest}
+ */
 export const initHeader = () => ({
   origin: location.origin,
   baseURL: document.baseURI,
-  ...(holdTTL > 0 && { holdTTLms: holdTTL * 1000 }),
-  ...(scrubLimit > 0 && { maxScrubNeedles: Math.floor(scrubLimit) }),
-  ...(redeemPath && { redeemPath }),
+  holdTTLms: holdTTL > 0 ? holdTTL * 1000 : undefined,
+  maxScrubNeedles: scrubLimit > 0 ? Math.floor(scrubLimit) : undefined,
+  redeemPath: redeemPath || undefined,
 });

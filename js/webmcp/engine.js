@@ -57,7 +57,7 @@ let restarts = [];
  * comes resolves as FAILURE after ms, so no call hangs.
  * @template {keyof Requests} K
  * @param {K} op
- * @param {Requests[K]} header
+ * @param {any} header   the op's header (call's type checks it), or its JSON
  * @param {string} body
  * @param {number} ms
  * @param {(r: Request) => void} submit
@@ -92,14 +92,16 @@ const request = (op, header, body, ms, submit) =>
   });
 
 /**
+ * Args are what call takes after the op: its header, which only an op
+ * that reads none may leave out, its body and how long to wait.
+ * @template {keyof Requests} K
+ * @typedef {Requests[K] extends Record<string, never> ? [header?: Requests[K], body?: string, ms?: number] : [header: Requests[K], body?: string, ms?: number]} Args
+ */
+
+/**
  * call sends one op to the engine (the ops are package ops's, in Go),
  * starting another engine first if the last was lost.
- * @template {keyof Requests} K
- * @param {K} op
- * @param {Requests[K]} [header]
- * @param {string} [body]
- * @param {number} [ms]
- * @returns {Promise<[Reply<K>, string]>}
+ * @type {<K extends keyof Requests>(op: K, ...args: Args<K>) => Promise<[Reply<K>, string]>}
  */
 export const call = (op, header = /** @type {any} */ ({}), body = '', ms = OP_TIMEOUT_MS) =>
   request(op, header, body, ms, (r) => {
@@ -205,13 +207,13 @@ const restart = () => {
   // replies say nothing of the page's settings or tools.
   const lostMeanwhile = () => e?.dead && current !== e;
   importWithin('veil-restart.js')
-    .then((m) =>
+    .then((/** @type {typeof import('../restart/main.js')} */ m) =>
       m.restart({
         start: async () => (e = await (mode === 'worker' ? startWorker() : startMain())),
         request,
         // A lost engine that had withheld something takes what it would
         // scrub from later outputs with it: the next withholds them whole.
-        init: { ...initHeader(), ...(trust && { trust }), ...(settings && { settings }), ...(scrubbing && { scrubLost: true }) },
+        init: { ...initHeader(), trust, settings: settings ?? undefined, scrubLost: scrubbing },
         foreign: foreignTools,
         entries: [...registrations.values()].filter((r) => r.live && !r.gone),
         use,

@@ -106,7 +106,7 @@ export const submit = ({ name, execute, resolve: refine, signal, exposedTo = [],
       registrations.delete(entry.registration);
       signal?.removeEventListener('abort', entry.onAbort);
     };
-    call(OP_REGISTER, { registration: entry.registration, ...(refine && { resolve: true }) }, def)
+    call(OP_REGISTER, { registration: entry.registration, resolve: !!refine }, def)
       .then(([h, b]) => {
         if (h.error) throw toError(h.error);
         // Unregistered while pending: the engine has removed it again.

@@ -66,7 +66,7 @@ export const run = (name, input, signal) => {
 const runOn = async (lost, name, input, signal) => {
   const q = JSON.stringify(name);
   /** @type {typeof call} call, or the failure reply once the engine is lost. */
-  const op = (o, h, b, ms) => (lost.aborted ? Promise.resolve(/** @type {[any, string]} */ ([JSON.parse(FAILURE), ''])) : call(o, h, b, ms));
+  const op = (o, ...args) => (lost.aborted ? Promise.resolve(/** @type {[any, string]} */ ([JSON.parse(FAILURE), ''])) : call(o, ...args));
   // One crossing decides: the engine finds the tool, checks the input
   // and applies the policy. A tool with resolve crosses once more, with
   // what resolve made of the checked input.

@@ -7,7 +7,10 @@ import { ns } from './veil.js';
 export const emit = (type, detail) => ns.dispatchEvent(new CustomEvent(type, { detail }));
 /** The newest trust state the engine reported: veil.trust. */
 export let trust = null;
-/** setTrust keeps the newest trust state the engine reported. */
+/**
+ * setTrust keeps the newest trust state the engine reported.
+ * @param {import('./contract.js').RiskState | null | undefined} s
+ */
 export const setTrust = (s) => {
   if (!(s?.version >= 0) || s.version <= (trust?.version ?? -1)) return;
   const first = !trust;

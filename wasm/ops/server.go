@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"reflect"
 	"sync"
 	"time"
 
@@ -67,7 +68,7 @@ func (s *Server) Handle(op, header, body string) (replyHeader, replyBody string)
 	if !ok {
 		return errorReply(&engine.Error{Name: engine.NotSupportedError, Message: "veil engine: unknown op " + op}), ""
 	}
-	return m(s, e, op, header, body)
+	return m.answer(s, e, op, header, body)
 }
 
 // Exited reports whether the server has answered Exit.
@@ -106,15 +107,20 @@ func (s *Server) init(header string) (string, string) {
 }
 
 // A method answers one op on the server's engine: the op's entry in
-// the table, methods.
-type method func(s *Server, e *engine.Engine, op, header, body string) (replyHeader, replyBody string)
+// the table, methods. request is the type its header is read into, and
+// reply the type of its reply header (Shapes).
+type method struct {
+	request, reply reflect.Type
+	answer         func(s *Server, e *engine.Engine, op, header, body string) (replyHeader, replyBody string)
+}
 
 // newMethod is the method that reads the op's header with read and
 // answers the request with answer: the one decode and error path. A
 // header that cannot be read, or an answer that fails, is the error
-// reply, with an empty body.
-func newMethod[Req any](read func(op, header string) (Req, error), answer func(s *Server, e *engine.Engine, r Req, body string) (string, string, error)) method {
-	return func(s *Server, e *engine.Engine, op, header, body string) (string, string) {
+// reply, with an empty body. Reply is the type of what answer writes in
+// its reply header, which TestReplies holds it to.
+func newMethod[Req, Reply any](read func(op, header string) (Req, error), answer func(s *Server, e *engine.Engine, r Req, body string) (string, string, error)) method {
+	return method{reflect.TypeFor[Req](), reflect.TypeFor[Reply](), func(s *Server, e *engine.Engine, op, header, body string) (string, string) {
 		r, err := read(op, header)
 		if err != nil {
 			return errorReply(err), ""
@@ -124,7 +130,7 @@ func newMethod[Req any](read func(op, header string) (Req, error), answer func(s
 			return errorReply(err), ""
 		}
 		return h, b
-	}
+	}}
 }
 
 // methods are the ops an initialized engine answers, each with how its
@@ -132,21 +138,21 @@ func newMethod[Req any](read func(op, header string) (Req, error), answer func(s
 // (methods.go). Init and Exit, which change the server rather than ask
 // its engine, are Handle's.
 var methods = map[string]method{
-	Register:   newMethod(strict[RegisterRequest], (*Server).register),
-	Unregister: newMethod(strict[UnregisterRequest], (*Server).unregister),
-	Decide:     newMethod(decodeDecide, (*Server).decide),
-	Resolve:    newMethod(decodeResolve, (*Server).resolve),
-	Settle:     newMethod(strict[SettleRequest], (*Server).settle),
-	Output:     newMethod(decodeOutput, (*Server).output),
-	Configure:  newMethod(raw, (*Server).configure),
-	Decisions:  newMethod(none, (*Server).decisions),
-	Items:      newMethod(none, (*Server).items),
-	Reveal:     newMethod(strict[HandleRequest], (*Server).reveal),
-	Forget:     newMethod(strict[HandleRequest], (*Server).forget),
-	Sweep:      newMethod(none, (*Server).sweep),
-	Scrub:      newMethod(strict[ScrubRequest], (*Server).scrub),
-	Foreign:    newMethod(strict[ForeignRequest], (*Server).foreign),
-	Stats:      newMethod(strict[StatsRequest], (*Server).stats),
+	Register:   newMethod[RegisterRequest, RegisterReply](strict, (*Server).register),
+	Unregister: newMethod[UnregisterRequest, OKReply](strict, (*Server).unregister),
+	Decide:     newMethod[DecideRequest, DecideReply](decodeDecide, (*Server).decide),
+	Resolve:    newMethod[ResolveRequest, DecideReply](decodeResolve, (*Server).resolve),
+	Settle:     newMethod[SettleRequest, SettleReply](strict, (*Server).settle),
+	Output:     newMethod[OutputRequest, OutputReply](decodeOutput, (*Server).output),
+	Configure:  newMethod[string, ConfigureReply](raw, (*Server).configure),
+	Decisions:  newMethod[struct{}, DecisionsReply](none, (*Server).decisions),
+	Items:      newMethod[struct{}, ItemsReply](none, (*Server).items),
+	Reveal:     newMethod[HandleRequest, RevealReply](strict, (*Server).reveal),
+	Forget:     newMethod[HandleRequest, OKReply](strict, (*Server).forget),
+	Sweep:      newMethod[struct{}, OKReply](none, (*Server).sweep),
+	Scrub:      newMethod[ScrubRequest, OKReply](strict, (*Server).scrub),
+	Foreign:    newMethod[ForeignRequest, OKReply](strict, (*Server).foreign),
+	Stats:      newMethod[StatsRequest, StatsReply](strict, (*Server).stats),
 }
 
 const okReply = `{"ok":true}`

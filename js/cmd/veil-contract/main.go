@@ -1,8 +1,10 @@
 // Command veil-contract writes js/webmcp/contract.js, the page's side of
 // the contract between the page and the engine, from package ops: the op
 // names, the ways execute can end, the outcomes of a decision, the error
-// names and the one failure reply. The runtime imports its names rather
-// than writing the strings, and the test beside this command fails when
+// names, the one failure reply and the page's time limits, which the
+// runtime imports rather than writing the strings; and the JSDoc types of
+// each op's header and reply (ops.Shapes), which make test-types checks
+// the runtime's modules against. The test beside this command fails when
 // the file is not what this command writes.
 //
 // Usage, from the module's root:

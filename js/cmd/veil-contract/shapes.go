@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -19,23 +20,24 @@ var (
 	rawMessage = reflect.TypeFor[json.RawMessage]()
 	timeTime   = reflect.TypeFor[time.Time]()
 	marshaler  = reflect.TypeFor[json.Marshaler]()
+	textual    = reflect.TypeFor[encoding.TextMarshaler]()
 )
+
+// implements reports whether t or *t implements i.
+func implements(t, i reflect.Type) bool {
+	return t.Implements(i) || reflect.PointerTo(t).Implements(i)
+}
 
 // declarations writes the JSDoc types of ops.Shapes: a typedef per named
 // struct they reach, then Requests and Replies, each op's header and
 // reply header by the op's name, for the type check of the page's
-// modules (make test-types). A member the engine does not read or write
-// is then an error there, where it is written.
+// modules (make test-types; docs/testing.md says what it catches).
 func declarations(b *bytes.Buffer) {
 	d := &declarer{named: map[reflect.Type]string{}}
 	var reqs, reps []string
 	for _, sh := range ops.Shapes {
-		req := "Record<string, never>"
-		if sh.Request != nil {
-			req = d.typ(reflect.TypeOf(sh.Request))
-		}
-		reqs = append(reqs, fmt.Sprintf("%s: %s", sh.Op, req))
-		reps = append(reps, fmt.Sprintf("%s: %s", sh.Op, d.typ(reflect.TypeOf(sh.Reply))))
+		reqs = append(reqs, fmt.Sprintf("%s: %s", sh.Op, d.typ(sh.Request)))
+		reps = append(reps, fmt.Sprintf("%s: %s", sh.Op, d.typ(sh.Reply)))
 	}
 	b.WriteString("\n// The shapes of the ops' headers and replies (ops.Shapes), checked by\n// the type check of the page's modules: writing or reading a member the\n// engine does not is an error there.\n")
 	for _, td := range d.defs {
@@ -58,14 +60,20 @@ func (d *declarer) typ(t reflect.Type) string {
 	switch {
 	case t == timeTime:
 		return "string"
-	case t == rawMessage || t.Kind() == reflect.Interface || t.Implements(marshaler) || reflect.PointerTo(t).Implements(marshaler):
+	case t == rawMessage || t.Kind() == reflect.Interface || implements(t, marshaler):
 		return "any"
+	case implements(t, textual):
+		return "string"
 	case t.Kind() == reflect.Pointer:
 		return d.typ(t.Elem()) + " | null"
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
 		return "string" // base64
 	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
-		return d.typ(t.Elem()) + "[]"
+		elem := d.typ(t.Elem())
+		if strings.Contains(elem, "|") {
+			elem = "(" + elem + ")"
+		}
+		return elem + "[]"
 	case t.Kind() == reflect.Map:
 		return "Record<string, " + d.typ(t.Elem()) + ">"
 	case t.Kind() == reflect.String:
@@ -74,6 +82,8 @@ func (d *declarer) typ(t reflect.Type) string {
 		return "boolean"
 	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64:
 		return "number"
+	case t.Kind() == reflect.Struct && t.NumField() == 0:
+		return "Record<string, never>" // no members at all
 	case t.Kind() == reflect.Struct:
 		if t.Name() == "" {
 			return d.object(t)
@@ -96,32 +106,70 @@ func (d *declarer) typ(t reflect.Type) string {
 }
 
 // object is struct type t as an object type, with the members of its
-// embedded structs; a member with omitempty is optional.
+// embedded structs. A member encoding/json may leave out (omitempty on
+// what it leaves out when empty, omitzero) is optional. A nil slice or
+// map is written as null, which the runtime's non-strict check does not
+// tell from the type. What the generator cannot write as encoding/json
+// would (two members of one name at one depth) panics.
 func (d *declarer) object(t reflect.Type) string {
 	var members []string
+	seen := map[string]bool{}
 	var walk func(reflect.Type)
 	walk = func(t reflect.Type) {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			ft := f.Type
+			if f.Anonymous && ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
 			switch {
-			case tag == "-" || (!f.IsExported() && !f.Anonymous):
-			case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
-				walk(f.Type)
+			case tag == "-":
+			case f.Anonymous && tag == "" && ft.Kind() == reflect.Struct:
+				walk(ft)
+			case !f.IsExported():
 			default:
 				if tag == "" {
 					tag = f.Name
 				}
+				if seen[tag] {
+					panic(fmt.Sprintf("veil-contract: %v has two members named %q", t, tag))
+				}
+				seen[tag] = true
 				opt := ""
-				if strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero") {
+				if hasOption(opts, "omitzero") || hasOption(opts, "omitempty") && emptyOmits(f.Type) {
 					opt = "?"
 				}
-				members = append(members, fmt.Sprintf("%s%s: %s", tag, opt, d.typ(f.Type)))
+				typ := d.typ(f.Type)
+				if hasOption(opts, "string") {
+					typ = "string"
+				}
+				members = append(members, fmt.Sprintf("%s%s: %s", tag, opt, typ))
 			}
 		}
 	}
 	walk(t)
 	return "{" + strings.Join(members, ", ") + "}"
+}
+
+// hasOption reports whether a json tag's options include o.
+func hasOption(opts, o string) bool {
+	for _, x := range strings.Split(opts, ",") {
+		if x == o {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyOmits reports whether omitempty leaves out a t that is empty:
+// encoding/json never leaves out a struct.
+func emptyOmits(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Struct:
+		return false
+	}
+	return true
 }
 
 func upperFirst(s string) string {
