@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,23 +13,6 @@ import (
 
 	"github.com/veilmcp/veil/js/build"
 )
-
-func copyFile(from, to string) error {
-	src, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	dst, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		dst.Close()
-		return err
-	}
-	return dst.Close()
-}
 
 // TestDistMinified checks that pages load the minified scripts the build
 // writes, not the sources, and that what a page can see of them by name is

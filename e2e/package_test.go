@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/veilmcp/veil/e2e/wpt"
 	"github.com/veilmcp/veil/js/build"
 )
 
@@ -63,7 +64,7 @@ func pack(t *testing.T) (string, packed) {
 	t.Helper()
 	src := t.TempDir()
 	for _, f := range []string{"package.json", "LICENSE", "README.md"} {
-		err := copyFile(filepath.Join(moduleRoot, f), filepath.Join(src, f))
+		err := wpt.CopyFile(filepath.Join(moduleRoot, f), filepath.Join(src, f))
 		if f != "package.json" && os.IsNotExist(err) {
 			continue
 		}
@@ -73,7 +74,7 @@ func pack(t *testing.T) (string, packed) {
 	entries, err := os.ReadDir(distDir)
 	require.NoError(t, err)
 	for _, e := range entries {
-		require.NoError(t, copyFile(filepath.Join(distDir, e.Name()), filepath.Join(src, "dist", e.Name())))
+		require.NoError(t, wpt.CopyFile(filepath.Join(distDir, e.Name()), filepath.Join(src, "dist", e.Name())))
 	}
 	var got []packed
 	require.NoError(t, json.Unmarshal([]byte(npmRun(t, src, nil, "pack", "--json")), &got))
@@ -102,7 +103,7 @@ func recipeProject(t *testing.T, files map[string]string, tarball string) string
 		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
 		require.NoError(t, os.WriteFile(full, []byte(code), 0o644))
 	}
-	require.NoError(t, copyFile(tarball, filepath.Join(dir, filepath.Base(tarball))))
+	require.NoError(t, wpt.CopyFile(tarball, filepath.Join(dir, filepath.Base(tarball))))
 	npmRun(t, dir, nil, "install", "--offline", "./"+filepath.Base(tarball))
 	return dir
 }

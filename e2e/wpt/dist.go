@@ -78,7 +78,7 @@ func BuildDist(dir string) error {
 	// other checkouts wrote.
 	for _, name := range append(build.Files[:len(build.Files):len(build.Files)], build.NoticesFile) {
 		for _, f := range []string{name, name + ".br", name + ".gz"} {
-			err := copyFile(filepath.Join(cached, f), filepath.Join(dir, f))
+			err := CopyFile(filepath.Join(cached, f), filepath.Join(dir, f))
 			if errors.Is(err, fs.ErrNotExist) && f != name {
 				continue
 			}
@@ -90,7 +90,8 @@ func BuildDist(dir string) error {
 	return nil
 }
 
-func copyFile(from, to string) error {
+// CopyFile copies the file from into a new file to.
+func CopyFile(from, to string) error {
 	src, err := os.Open(from)
 	if err != nil {
 		return err
