@@ -49,7 +49,8 @@ TSCJS    := node_modules/.bin/tsc -p js/types/tsconfig.runtime.json
 ## WPT-format suite in Chromium, Firefox and WebKit, wasm tests under Node, tsc
 ## over webmcp.d.ts and over the runtime's modules, the runtime's pure modules
 ## under node --test;
-## ends with a line per suite, the total, and each skipped test with its reason
+## ends with each skipped test with its reason, the ten slowest tests, a line per
+## suite and the total
 test: deps node_modules/.package-lock.json
 	$(GO) vet ./... ./.ci/testsummary
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...

@@ -23,6 +23,7 @@ type event struct {
 	Test        string
 	Output      string
 	FailedBuild string
+	Elapsed     float64 // seconds, of a test or package that ended
 }
 
 // A reader follows the output of one command: it counts the results of
@@ -130,6 +131,9 @@ func (r *reader) event(e *event) {
 			parent.subtests = true
 		}
 	}
+	if e.Action == "pass" || e.Action == "fail" {
+		r.timed(p, e)
+	}
 	switch e.Action {
 	case "output":
 		t.output.WriteString(e.Output)
@@ -147,6 +151,15 @@ func (r *reader) event(e *event) {
 	case "fail":
 		r.fail(p, e.Test, "")
 	}
+}
+
+// timed records how long a top-level test took, subtests and all. A
+// subtest's time is in its test's, and parallel subtests' overlap.
+func (r *reader) timed(p *pkg, e *event) {
+	if p.parent(e.Test) != nil {
+		return
+	}
+	r.sum.took(Timing{Suite: p.suite, Package: p.name, Test: e.Test, Elapsed: time.Duration(e.Elapsed * float64(time.Second))})
 }
 
 // fail records that test name of p failed, with why when the test binary

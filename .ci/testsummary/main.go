@@ -1,7 +1,9 @@
 // Command testsummary runs the test suites of `make test` and ends with
 // what a person wants to know: one line per suite with the tests passed,
 // failed and skipped and how long the suite took, a total, the tests that
-// failed and every skipped test with its reason.
+// failed, every skipped test with its reason, and the ten slowest tests
+// that took a second or more (each top-level test, its subtests in its
+// time), so that a slow suite names what to look at.
 //
 // The commands run side by side; the report lists them in the order given.
 //

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -14,7 +15,22 @@ type Summary struct {
 	suites   []*Suite
 	skips    []Skip
 	failures []Failure
+	timings  []Timing
 }
+
+// Timing is how long a top-level test took, from its start (after its
+// wait, for a parallel test) to its end, its subtests included.
+type Timing struct {
+	Suite, Package, Test string
+	Elapsed              time.Duration
+}
+
+// Slowest is how many tests the report lists as the slowest.
+const Slowest = 10
+
+// slowFloor is the least time a test takes to be listed among the slowest:
+// below it a test is not worth a line.
+const slowFloor = time.Second
 
 // Suite is one line of the report.
 type Suite struct {
@@ -97,6 +113,21 @@ func (s *Summary) skip(k Skip) {
 
 func (s *Summary) fail(f Failure) { s.failures = append(s.failures, f) }
 
+func (s *Summary) took(t Timing) { s.timings = append(s.timings, t) }
+
+// slowest returns the n slowest tests that took slowFloor or more, the
+// slowest first.
+func (s *Summary) slowest(n int) []Timing {
+	var slow []Timing
+	for _, t := range s.timings {
+		if t.Elapsed >= slowFloor {
+			slow = append(slow, t)
+		}
+	}
+	slices.SortStableFunc(slow, func(a, b Timing) int { return cmp.Compare(b.Elapsed, a.Elapsed) })
+	return slow[:min(n, len(slow))]
+}
+
 // commandFailed records that the command of suite ended with err after
 // elapsed.
 func (s *Summary) commandFailed(suite string, err error, elapsed time.Duration) {
@@ -119,13 +150,14 @@ func (s *Summary) merge(part *Summary) {
 		s.skip(k)
 	}
 	s.failures = append(s.failures, part.failures...)
+	s.timings = append(s.timings, part.timings...)
 }
 
 // Failed reports whether anything failed.
 func (s *Summary) Failed() bool { return len(s.failures) > 0 }
 
-// Report writes the skipped tests with their reasons, the failures, then
-// a line per suite and the total, which took elapsed.
+// Report writes the skipped tests with their reasons, the failures, the
+// slowest tests, then a line per suite and the total, which took elapsed.
 func (s *Summary) Report(w io.Writer, elapsed time.Duration) {
 	if len(s.skips) > 0 {
 		fmt.Fprintln(w, "\nskipped:")
@@ -151,6 +183,19 @@ func (s *Summary) Report(w io.Writer, elapsed time.Duration) {
 				line += ": " + f.Why
 			}
 			fmt.Fprintf(tw, "  %s\t%s\n", f.Suite, line)
+		}
+		tw.Flush()
+	}
+
+	if slow := s.slowest(Slowest); len(slow) > 0 {
+		fmt.Fprintln(w, "\nslowest:")
+		wTime := 0
+		for _, t := range slow {
+			wTime = max(wTime, len(duration(t.Elapsed)))
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, t := range slow {
+			fmt.Fprintf(tw, "  %*s  %s\t%s\n", wTime, duration(t.Elapsed), t.Suite, name(t.Package, t.Test))
 		}
 		tw.Flush()
 	}

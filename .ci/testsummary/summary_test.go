@@ -72,6 +72,10 @@ func TestRecorded(t *testing.T) {
 			"leaked goroutine\nFAIL\texample.com/m/mainfail\t",
 			"  go  mainfail: failed outside its tests\n",
 		}},
+		{"slow", 6, 1, 0, []string{
+			"\nslowest:\n  1m15s  go     slow TestBrowser\n  31.5s  go     slow TestCorpus\n",
+			"   1.0s  other  b TestOther\n",
+		}},
 		{"as", 5, 2, 4, []string{
 			"\ngo       3 passed, 0 failed, 4 skipped",
 			"\nbrowser  2 passed, 2 failed, 0 skipped",
