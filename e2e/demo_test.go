@@ -22,6 +22,8 @@ import (
 
 	"github.com/veilmcp/veil/demo/demoserver"
 	"github.com/veilmcp/veil/redeem"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // The user's side of the runtime, through the demo site: an agent makes an
@@ -221,7 +223,7 @@ func (n *netLog) log(prefix string) []exchange {
 // URLs with the prefix, and returns them.
 func (d *demoTab) waitAnswers(prefix string, count int) []exchange {
 	d.t.Helper()
-	ctx, cancel := context.WithTimeout(d.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(d.ctx, bound.Of(10*time.Second))
 	defer cancel()
 	for {
 		got := d.net.log(prefix)

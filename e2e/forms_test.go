@@ -10,6 +10,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // formSecret is what the make_api_key form answers with, at a location
@@ -298,7 +300,7 @@ func TestFormsNative(t *testing.T) {
 	reg := tb.followNative()
 	tb.navigate("forms/forms.html")
 	eval[map[string]any](tb, `forms.tool("book_table")`)
-	require.Eventually(t, func() bool { return reg.has("book_table") }, 10*time.Second, 20*time.Millisecond, "the mirror is in the native registry")
+	require.Eventually(t, func() bool { return reg.has("book_table") }, bound.Of(10*time.Second), 20*time.Millisecond, "the mirror is in the native registry")
 	before := eval[int](tb, `veil.decisions().then((d) => d.filter((e) => e.tool === "book_table").length)`)
 	assert.Equal(t, "booked Ada x4 late wine+flowers", agentText(tb.invokeTool("book_table", bookInput)))
 	after := eval[int](tb, `veil.decisions().then((d) => d.filter((e) => e.tool === "book_table").length)`)

@@ -7,6 +7,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // These tests hold the bounds on waiting for a module webmcp.js loads when
@@ -68,7 +70,7 @@ func TestFramesLazyLoadStalls(t *testing.T) {
 func TestRestartLazyStalls(t *testing.T) {
 	t.Parallel()
 	lazyServe(t)
-	tb := openTabFor(t, plain, 60*time.Second)
+	tb := openTabFor(t, plain, bound.Of(60*time.Second))
 	tb.navigate(lazyPage("restarthang", "worker") + "&faults=1")
 	tb.allowConsole(`veil: the engine was lost`)
 	tb.allowConsole(`veil: the engine could not be started again`)

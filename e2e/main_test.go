@@ -49,6 +49,8 @@ import (
 
 	"github.com/veilmcp/veil/e2e/wpt"
 	"github.com/veilmcp/veil/js/serve"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // Environment variables that configure the suite.
@@ -61,7 +63,7 @@ const (
 // browserNames are the binaries looked up on PATH when CHROME_PATH is unset.
 var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
 
-// startTimeout bounds the start of one browser.
+// startTimeout bounds the start of one browser, scaled by bound.Of.
 const startTimeout = 30 * time.Second
 
 var (
@@ -82,6 +84,10 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	if _, err := bound.Factor(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
 	execPath, err := findBrowser()
 	if err != nil {
 		if os.Getenv(envSkipBrowser) == "1" {
@@ -224,9 +230,9 @@ func startBrowser(execPath string, nativeWebMCP bool) (*browser, error) {
 			b.cancel()
 			return nil, err
 		}
-	case <-time.After(startTimeout):
+	case <-time.After(bound.Of(startTimeout)):
 		b.cancel()
-		return nil, fmt.Errorf("browser did not start within %v", startTimeout)
+		return nil, fmt.Errorf("browser did not start within %v", bound.Of(startTimeout))
 	}
 	return b, nil
 }

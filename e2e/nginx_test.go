@@ -31,6 +31,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/veilmcp/veil/js/serve"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // docs/serving.md gives an nginx configuration for dist/; TestNginx serves
@@ -50,7 +52,7 @@ const servingDoc = "docs/serving.md"
 // Debian's libnginx-mod-http-brotli-static.
 const brotliModule = "ngx_http_brotli_static_module.so"
 
-// nginxStartTimeout bounds the start of nginx.
+// nginxStartTimeout bounds the start of nginx, scaled by bound.Of.
 const nginxStartTimeout = 10 * time.Second
 
 // nginxSecret is what the page's tool returns as the sensitive value.
@@ -481,7 +483,7 @@ func runNginx(t *testing.T, bin, prefix, conf string, port int) (string, error) 
 		<-exited
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(nginxStartTimeout)
+	deadline := time.Now().Add(bound.Of(nginxStartTimeout))
 	for {
 		select {
 		case <-exited:
@@ -494,7 +496,7 @@ func runNginx(t *testing.T, bin, prefix, conf string, port int) (string, error) 
 		}
 		if time.Now().After(deadline) {
 			stop()
-			return "", fmt.Errorf("nginx did not listen on %s within %v: %s", addr, nginxStartTimeout, log.String())
+			return "", fmt.Errorf("nginx did not listen on %s within %v: %s", addr, bound.Of(nginxStartTimeout), log.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

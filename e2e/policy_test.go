@@ -15,6 +15,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // These tests hold the risk policy against an agent that attacks it: one
@@ -70,7 +72,7 @@ func (tb *tab) tryInvoke(name, input string) webmcp.InvocationStatus {
 	tb.t.Helper()
 	frame, err := chromedp.Call(tb.ctx, page.GetFrameTree, cdp.Empty{})
 	require.NoError(tb.t, err, "Page.getFrameTree")
-	ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(tb.ctx, bound.Of(5*time.Second))
 	defer cancel()
 	responded := chromedp.Events(ctx, webmcp.ToolResponded)
 	res, err := chromedp.Call(tb.ctx, webmcp.InvokeTool, webmcp.InvokeToolParams{
@@ -107,7 +109,7 @@ func TestPolicyNoToolAroundTheEngine(t *testing.T) {
 	tb := openRisk(t, true, `[{name: "veil_tool", description: "A tool of the page", annotations: {readOnlyHint: true}, returns: "veil-ok"}]`, false)
 	reg := tb.followNative()
 	tb.poll(`true`)
-	require.Eventually(t, func() bool { return reg.has("veil_tool") }, 10*time.Second, 20*time.Millisecond, "Veil's mirror is in the native registry")
+	require.Eventually(t, func() bool { return reg.has("veil_tool") }, bound.Of(10*time.Second), 20*time.Millisecond, "Veil's mirror is in the native registry")
 
 	eval[bool](tb, `(() => {
 		// The page answers every agent's submission itself, so nothing is posted.
@@ -134,7 +136,7 @@ func TestPolicyNoToolAroundTheEngine(t *testing.T) {
 	assert.Equal(t, "exfiltrate", eval[string](tb, `document.querySelector("form[data-veil-toolname]").dataset.veilToolname`), "kept as data")
 
 	for _, name := range names {
-		require.Eventually(t, func() bool { return reg.has(name) }, 10*time.Second, 20*time.Millisecond, "%s is mirrored", name)
+		require.Eventually(t, func() bool { return reg.has(name) }, bound.Of(10*time.Second), 20*time.Millisecond, "%s is mirrored", name)
 		decided := `veil.decisions().then((d) => d.filter((e) => e.tool === ` + js(name) + `).length)`
 		before := eval[int](tb, decided)
 		input := `{"data":"x"}`

@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/veilmcp/veil/demo/demoserver"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // The <veil-secrets> tray as its user meets it, on the demo site, whose
@@ -30,7 +32,8 @@ import (
 // agent" button, which waits for the engine.
 
 // trayTabTimeout bounds what one tray test does in its tab: each starts an
-// engine and clicks through the tray, on a machine that may be busy.
+// engine and clicks through the tray, on a machine that may be busy. It
+// and trayLoadTimeout are scaled by bound.Of.
 const trayTabTimeout = 2 * time.Minute
 
 // trayLoadTimeout bounds the wait for a page's engine to start.
@@ -183,7 +186,7 @@ func openTray(t *testing.T, s *traySite, b *browser, mode, clip string, wait boo
 	t.Cleanup(cancel)
 	require.NoError(t, chromedp.Do(visit), "opening a browser context")
 	setClipboard(t, visit, s.URL, clip)
-	tb := openTabFor(t, &browser{ctx: visit}, trayTabTimeout)
+	tb := openTabFor(t, &browser{ctx: visit}, bound.Of(trayTabTimeout))
 	d := &demoTab{tab: tb, origin: s.URL, net: &netLog{responses: map[network.RequestID]*network.Response{}}}
 	require.NoError(t, chromedp.Listen(tb.ctx, d.net.record))
 	_, err := chromedp.Call(tb.ctx, network.Enable, network.EnableParams{})
@@ -238,12 +241,12 @@ func setClipboard(t *testing.T, ctx context.Context, origin, clip string) {
 }
 
 // pollWithin waits until the expression is truthy in the page, for at most
-// timeout.
+// timeout scaled by bound.Of.
 func (tb *tab) pollWithin(expression string, timeout time.Duration) {
 	tb.t.Helper()
 	_, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](expression,
 		chromedp.WithPollingInterval(20*time.Millisecond),
-		chromedp.WithPollingTimeout(timeout)))
+		chromedp.WithPollingTimeout(bound.Of(timeout))))
 	require.NoError(tb.t, err, "waiting for %s", expression)
 }
 

@@ -9,16 +9,18 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
-// startTimeout bounds the start of one browser. Firefox alone starts in
-// about five seconds; beside the browser suite on two shared cores it
-// has taken more than thirty.
-const startTimeout = 2 * time.Minute
+// startTimeout bounds the start of one browser: two minutes, scaled by
+// bound.Of. Firefox alone starts in about five seconds; beside the
+// browser suite on two shared cores it has taken more than thirty.
+func startTimeout() time.Duration { return bound.Of(2 * time.Minute) }
 
 // openTimeout bounds one navigation's start (Firefox: up to the page's
-// DOMContentLoaded).
-const openTimeout = time.Minute
+// DOMContentLoaded): a minute, scaled by bound.Of.
+func openTimeout() time.Duration { return bound.Of(time.Minute) }
 
 func findChromium() (string, error) {
 	p, err := lookPath("CHROME_PATH", "chromium", "chromium-browser", "google-chrome")
@@ -55,9 +57,9 @@ func startChromium(ctx context.Context, mode Mode, _ string) (Browser, error) {
 			b.cancel()
 			return nil, fmt.Errorf("starting %s: %w", execPath, err)
 		}
-	case <-time.After(startTimeout):
+	case <-time.After(startTimeout()):
 		b.cancel()
-		return nil, fmt.Errorf("starting %s: not started within %v", execPath, startTimeout)
+		return nil, fmt.Errorf("starting %s: not started within %v", execPath, startTimeout())
 	case <-ctx.Done():
 		b.cancel()
 		return nil, ctx.Err()
@@ -77,7 +79,7 @@ func startChromium(ctx context.Context, mode Mode, _ string) (Browser, error) {
 
 // Open navigates without waiting for the load event.
 func (b *chromium) Open(ctx context.Context, url string) error {
-	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	ctx, cancel := context.WithTimeout(ctx, openTimeout())
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // envSkipNPM skips the browser tests when npm ci has not run, as in
@@ -98,6 +100,10 @@ func testDist(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	if _, err := bound.Factor(); err != nil {
+		fmt.Fprintln(os.Stderr, "wpt:", err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	if distDir != "" {
 		os.RemoveAll(distDir)
@@ -105,11 +111,22 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// subsetTimeoutMultiplier multiplies the subset's timeouts: make test
-// runs it beside the browser suite on shared cores, where WebKit has
-// been seen to take more than testharness.js's 10 s over a page's first
-// test while it compiles the engine.
+// subsetTimeoutMultiplier multiplies the subset's timeouts, and the
+// factor of bound.Of multiplies it: make test runs it beside the browser
+// suite on shared cores, where WebKit has been seen to take more than
+// testharness.js's 10 s over a page's first test while it compiles the
+// engine.
 const subsetTimeoutMultiplier = 3
+
+// engineTimeout bounds one engine's run of a few files: its start, and
+// each file within its own timeout; bound.Of scales it.
+const engineTimeout = 5 * time.Minute
+
+// factor is the factor of bound.Of; TestMain has checked it.
+func factor() float64 {
+	f, _ := bound.Factor()
+	return f
+}
 
 // TestSubset runs a few files of the suite in runtime mode in every
 // engine, side by side, and fails on any failed subtest.
@@ -119,8 +136,8 @@ func TestSubset(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
 			root := needBrowser(t, e)
-			cfg := &Config{Dir: ".", Files: files, Dist: testDist(t), Root: root, TimeoutMultiplier: subsetTimeoutMultiplier}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			cfg := &Config{Dir: ".", Files: files, Dist: testDist(t), Root: root, TimeoutMultiplier: subsetTimeoutMultiplier * factor()}
+			ctx, cancel := context.WithTimeout(context.Background(), bound.Of(engineTimeout))
 			defer cancel()
 			rep, err := RunEngine(ctx, cfg, ModeRuntime, e)
 			require.NoError(t, err, "RunEngine")
@@ -137,8 +154,11 @@ func TestSubset(t *testing.T) {
 // TestTimeouts checks, in every engine, that a page that never reports,
 // one whose harness times out, one with an uncaught error and one that
 // is not there end as such, in time, and that the next file still runs.
+// The runner's timeout and the time it may take past it scale with
+// bound.Of.
 func TestTimeouts(t *testing.T) {
-	const timeout = 4 * time.Second
+	timeout := bound.Of(4 * time.Second)
+	late := bound.Of(5 * time.Second)
 	noResults := fmt.Sprintf("no results within %v (the runner's timeout)", timeout)
 	want := []FileResult{
 		{File: "silent.html", Harness: HarnessTimeout, Message: noResults, Subtests: []Subtest{}},
@@ -155,13 +175,13 @@ func TestTimeouts(t *testing.T) {
 			for _, w := range want {
 				cfg.Files = append(cfg.Files, w.File)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), bound.Of(engineTimeout))
 			defer cancel()
 			rep, err := RunEngine(ctx, cfg, ModeNone, e)
 			require.NoError(t, err, "RunEngine")
 			require.Len(t, rep.Files, len(want))
 			for i, got := range rep.Files {
-				assert.Less(t, got.Duration, timeout+5*time.Second, "%s: duration", got.File)
+				assert.Less(t, got.Duration, timeout+late, "%s: duration", got.File)
 				// Messages from the browser vary; check only that there is one.
 				if want[i].Message == "" {
 					assert.NotEmpty(t, got.Message+fmt.Sprint(got.Subtests), "%s: message", got.File)

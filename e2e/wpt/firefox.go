@@ -85,7 +85,7 @@ func startFirefox(ctx context.Context, _ Mode, root string) (Browser, error) {
 		}
 		close(b.replies)
 	}()
-	r, err := b.reply(ctx, 0, startTimeout)
+	r, err := b.reply(ctx, 0, startTimeout())
 	if err == nil && r.Error != "" {
 		err = errors.New(r.Error)
 	}
@@ -132,7 +132,7 @@ func (b *firefox) Open(ctx context.Context, url string) error {
 	if _, err := b.stdin.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("firefox.mjs: %w%s", err, b.stderr.note())
 	}
-	r, err := b.reply(ctx, b.id, openTimeout)
+	r, err := b.reply(ctx, b.id, openTimeout())
 	if err != nil {
 		return fmt.Errorf("%w%s", err, b.stderr.note())
 	}

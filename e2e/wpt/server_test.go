@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // fakeHarness is what the tests' testharness.js holds.
@@ -224,7 +226,7 @@ func TestServerResults(t *testing.T) {
 	select {
 	case res := <-results:
 		assert.Equal(t, FileResult{File: "a/x y.html", Harness: HarnessError, Message: "boom", Subtests: []Subtest{{Name: "t", Status: StatusPass}}}, res)
-	case <-time.After(5 * time.Second):
+	case <-time.After(bound.Of(5 * time.Second)):
 		t.Fatal("await: no results")
 	}
 	status, _ = call(t, "POST", same+"/wpt/results", `not json`, "")

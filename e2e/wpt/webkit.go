@@ -88,8 +88,8 @@ func (b *webkit) startXvfb(xvfbPath string) (int, error) {
 			return 0, fmt.Errorf("no display number from -displayfd (%q)%s", line, errs.note())
 		}
 		return n, nil
-	case <-time.After(startTimeout):
-		return 0, fmt.Errorf("no display within %v%s", startTimeout, errs.note())
+	case <-time.After(startTimeout()):
+		return 0, fmt.Errorf("no display within %v%s", startTimeout(), errs.note())
 	}
 }
 
@@ -110,7 +110,7 @@ func (b *webkit) startDriver(ctx context.Context, driverPath string, display int
 	}
 	b.driver = cmd
 	root := fmt.Sprintf("http://127.0.0.1:%d", port)
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	ctx, cancel := context.WithTimeout(ctx, startTimeout())
 	defer cancel()
 	for {
 		var status struct {
@@ -121,7 +121,7 @@ func (b *webkit) startDriver(ctx context.Context, driverPath string, display int
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("not ready on port %d within %v", port, startTimeout)
+			return fmt.Errorf("not ready on port %d within %v", port, startTimeout())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -148,7 +148,7 @@ func (b *webkit) startDriver(ctx context.Context, driverPath string, display int
 // Open navigates; the session's page load strategy "none" makes it
 // return once the navigation has started.
 func (b *webkit) Open(ctx context.Context, url string) error {
-	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	ctx, cancel := context.WithTimeout(ctx, openTimeout())
 	defer cancel()
 	return webDriver(ctx, http.MethodPost, b.base+"/url", map[string]string{"url": url}, nil)
 }
