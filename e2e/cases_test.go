@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -201,16 +203,19 @@ type caseRun struct {
 	registerErrs map[string]jsError
 }
 
-// casesTimeout bounds a run of the cases in its tab.
-const casesTimeout = 90 * time.Second
+// caseCallTimeout bounds each call in the tab of a run of the cases: the
+// page's load, one case's registration, its calls through one path, or
+// its oracle; bound.Of scales it. Every case through every path takes
+// about 11 s on a quiet machine of two CPUs, whose load can triple it; no
+// bound covers them all.
+const caseCallTimeout = 15 * time.Second
 
 // runCases opens the conformance page of the run, registers every case's
 // tool and its earlier tools, and calls each through every path, the
-// earlier tools in order right before the case's own.
+// earlier tools in order right before the case's own. Each step takes one
+// case at a time, in the order of cases, so that each has its own bound.
 func runCases(t *testing.T, run pageRun, cases []*corpus.Case) *caseRun {
-	// Every case through every path in one tab: about 11 s on a quiet
-	// machine of two CPUs, whose load can triple it.
-	tb := openTabFor(t, run.b(), casesTimeout)
+	tb := openCorpusTab(t, run.b(), caseCallTimeout)
 	if run.native {
 		// Chromium logs every failed tool; the console check below makes
 		// sure that what it logs carries nothing a case withholds.
@@ -222,35 +227,41 @@ func runCases(t *testing.T, run pageRun, cases []*corpus.Case) *caseRun {
 		require.True(t, eval[bool](tb, `conformance.hasNative()`), "Chromium's native document.modelContext")
 	}
 
-	specs := make([]pageSpec, len(cases))
 	names := make([]string, len(cases))
+	got := &caseRun{results: map[string]map[string]*callResult{}, registerErrs: map[string]jsError{}, oracle: map[string]oracleResult{}}
 	for i, c := range cases {
-		specs[i], names[i] = spec(c), c.Name
+		names[i] = c.Name
+		maps.Copy(got.registerErrs, eval[map[string]jsError](tb, `conformance.load(`+js([]pageSpec{spec(c)})+`)`))
 	}
-	got := &caseRun{results: map[string]map[string]*callResult{}}
-	got.registerErrs = eval[map[string]jsError](tb, `conformance.load(`+js(specs)+`)`)
 	inPage := []string{pathDocument, pathNavigator, pathTesting}
 	if run.native {
 		inPage = append(inPage, pathNative)
 	}
+paths:
 	for _, path := range inPage {
-		res := eval[pathResults](tb, fmt.Sprintf(`conformance.run(%s, %s)`, js(path), js(names)))
-		if res.Missing {
-			if conformanceTarget != "" && path != pathDocument {
-				t.Logf("the conformance target has no %s path", path)
-				continue
+		results := map[string]*callResult{}
+		for _, name := range names {
+			res := eval[pathResults](tb, fmt.Sprintf(`conformance.run(%s, %s)`, js(path), js([]string{name})))
+			if res.Missing {
+				if conformanceTarget != "" && path != pathDocument {
+					t.Logf("the conformance target has no %s path", path)
+					continue paths
+				}
+				t.Errorf("the %s path is missing", path)
+				continue paths
 			}
-			t.Errorf("the %s path is missing", path)
-			continue
+			maps.Copy(results, res.Results)
 		}
 		got.paths = append(got.paths, path)
-		got.results[path] = res.Results
+		got.results[path] = results
 	}
 	if run.native {
 		got.paths = append(got.paths, pathDevTools)
 		got.results[pathDevTools] = tb.invokeAll(cases)
 	}
-	got.oracle = eval[map[string]oracleResult](tb, `conformance.oracle(`+js(names)+`)`)
+	for _, name := range names {
+		maps.Copy(got.oracle, eval[map[string]oracleResult](tb, `conformance.oracle(`+js([]string{name})+`)`))
+	}
 	tb.flushConsole()
 	got.console = tb.consoleTexts()
 	return got
@@ -268,47 +279,56 @@ func runCases(t *testing.T, run pageRun, cases []*corpus.Case) *caseRun {
 // code unit (see conformance.devtools).
 func (tb *tab) invokeAll(cases []*corpus.Case) map[string]*callResult {
 	tb.t.Helper()
-	frame, err := chromedp.Call(tb.ctx, page.GetFrameTree, cdp.Empty{})
+	ctx, cancel := tb.call()
+	frame, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{})
 	require.NoError(tb.t, err, "Page.getFrameTree")
-	_, err = chromedp.Call(tb.ctx, webmcp.Enable, cdp.Empty{})
+	_, err = chromedp.Call(ctx, webmcp.Enable, cdp.Empty{})
 	require.NoError(tb.t, err, "WebMCP.enable")
+	cancel()
 	events, stop := chromedp.FromContext(tb.ctx).Target.Subscribe(webmcp.ToolResponded.Method)
 	defer stop()
-	invoke := func(name, input string) *callResult {
-		return tb.invokeRaw(frame.FrameTree.Frame.ID, events, name, input)
-	}
 	out := map[string]*callResult{}
-	outputs := map[string]string{}
+	var outputs []string // the cases whose call gave an output, in order
+	type judgement struct {
+		WellFormed bool  `json:"wellFormed"`
+		Same       *bool `json:"same"`
+	}
 	for _, c := range cases {
 		if _, ok := c.Skip[pathDevTools]; ok {
 			continue
+		}
+		// The case's earlier calls and its own share one bound.
+		ctx, cancel := tb.call()
+		invoke := func(name, input string) *callResult {
+			return tb.invokeRaw(ctx, frame.FrameTree.Frame.ID, events, name, input)
 		}
 		earlier := make([]*callResult, len(c.Earlier))
 		for i, e := range c.Earlier {
 			earlier[i] = invoke(e.Name, e.Input)
 		}
 		r := invoke(c.Name, c.Input)
+		cancel()
 		r.Earlier = earlier
 		if r.OK {
-			outputs[c.Name] = r.Value
+			outputs = append(outputs, c.Name)
 		}
 		out[c.Name] = r
 	}
-	judged := eval[map[string]struct {
-		WellFormed bool  `json:"wellFormed"`
-		Same       *bool `json:"same"`
-	}](tb, `conformance.devtools(`+js(outputs)+`)`)
-	for name, j := range judged {
-		out[name].WellFormed, out[name].Same = j.WellFormed, j.Same
+	// After every call, as an agent would read them, a case at a time.
+	for _, name := range outputs {
+		judged := eval[map[string]judgement](tb, `conformance.devtools(`+js(map[string]string{name: out[name].Value})+`)`)
+		for name, j := range judged {
+			out[name].WellFormed, out[name].Same = j.WellFormed, j.Same
+		}
 	}
 	return out
 }
 
 // invokeRaw calls one tool over the DevTools protocol and waits for its
 // WebMCP.toolResponded among the events.
-func (tb *tab) invokeRaw(frameID cdp.FrameID, events <-chan jsonv2.Value, name, input string) *callResult {
+func (tb *tab) invokeRaw(ctx context.Context, frameID cdp.FrameID, events <-chan jsonv2.Value, name, input string) *callResult {
 	tb.t.Helper()
-	res, err := chromedp.Call(tb.ctx, webmcp.InvokeTool, webmcp.InvokeToolParams{
+	res, err := chromedp.Call(ctx, webmcp.InvokeTool, webmcp.InvokeToolParams{
 		FrameID:  frameID,
 		ToolName: name,
 		Input:    jsonv2.Value(input),
@@ -322,8 +342,8 @@ func (tb *tab) invokeRaw(frameID cdp.FrameID, events <-chan jsonv2.Value, name, 
 		case v, ok := <-events:
 			require.True(tb.t, ok, "the WebMCP.toolResponded events ended")
 			raw = v
-		case <-tb.ctx.Done():
-			require.NoError(tb.t, tb.ctx.Err(), "waiting for WebMCP.toolResponded of %q", name)
+		case <-ctx.Done():
+			require.NoError(tb.t, ctx.Err(), "waiting for WebMCP.toolResponded of %q", name)
 		}
 		// encoding/json takes a lone surrogate escape; Output keeps the
 		// bytes.

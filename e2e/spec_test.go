@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // specDir holds the spec-behaviour cases.
@@ -110,14 +114,7 @@ func TestSpec(t *testing.T) {
 	}
 	got := map[string]map[string]specOutcome{}
 	for _, target := range specTargets {
-		tb := openTab(t, target.b())
-		// Chromium logs every failed tool, with the page's error.
-		tb.allowConsole(failedExecute)
-		tb.navigate(target.page)
-		if target.mc == "native" {
-			require.True(t, eval[bool](tb, `spec.hasNative()`), "Chromium's own document.modelContext")
-		}
-		got[target.name] = eval[map[string]specOutcome](tb, `spec.run(`+js(target.mc)+`, `+js(scripts)+`)`)
+		got[target.name] = runSpecTarget(t, target, scripts)
 	}
 
 	var report []specRow
@@ -149,6 +146,36 @@ func TestSpec(t *testing.T) {
 	if path := os.Getenv(envSpecReport); path != "" {
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	}
+}
+
+// The bounds of a spec case, as on a quiet machine; bound.Of scales each.
+const (
+	// specCaseTimeout bounds one case in the page, which reports a case
+	// that does not settle by its name.
+	specCaseTimeout = 5 * time.Second
+	// specCallTimeout bounds each call in the tab: one case, with time
+	// left over for the page to report it, or the page's load.
+	specCallTimeout = 3 * specCaseTimeout
+)
+
+// runSpecTarget runs every case against one target, in a tab of its own,
+// a case at a time: no bound covers the whole corpus. The tab closes, and
+// its console is checked, before the next target's opens.
+func runSpecTarget(t *testing.T, target specTarget, scripts []map[string]string) map[string]specOutcome {
+	tb := openCorpusTab(t, target.b(), specCallTimeout)
+	defer tb.close()
+	// Chromium logs every failed tool, with the page's error.
+	tb.allowConsole(failedExecute)
+	tb.navigate(target.page)
+	if target.mc == "native" {
+		require.True(t, eval[bool](tb, `spec.hasNative()`), "Chromium's own document.modelContext")
+	}
+	out := map[string]specOutcome{}
+	perCase := js(bound.Millis(specCaseTimeout))
+	for _, script := range scripts {
+		maps.Copy(out, eval[map[string]specOutcome](tb, `spec.run(`+js(target.mc)+`, `+js([]map[string]string{script})+`, `+perCase+`)`))
+	}
+	return out
 }
 
 // updateSpecCase rewrites want and native from what the runs gave. A new

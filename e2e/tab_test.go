@@ -12,20 +12,32 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
-// tabTimeout bounds everything one test does in its tab.
-const tabTimeout = 30 * time.Second
-
-// consoleFlushTimeout bounds the wait for the console marker at the end of a
-// test.
-const consoleFlushTimeout = 5 * time.Second
+// The bounds of a tab, as on a quiet machine; bound.Of scales each.
+const (
+	// tabTimeout bounds everything one test does in its tab.
+	tabTimeout = 30 * time.Second
+	// tabOpenTimeout bounds the opening of a tab whose calls are bounded
+	// one by one (openCorpusTab).
+	tabOpenTimeout = 30 * time.Second
+	// consoleFlushTimeout bounds the wait for the console marker at the
+	// end of a test.
+	consoleFlushTimeout = 5 * time.Second
+	// pollTimeout bounds tab.poll.
+	pollTimeout = 10 * time.Second
+)
 
 // tab is one browser tab that belongs to one test. Every console error and
 // uncaught exception in it fails the test, unless the test allowed it.
 type tab struct {
 	t   testing.TB
 	ctx context.Context
+	// perCall, when set, bounds each call in the tab (openCorpusTab);
+	// ctx then has no deadline of its own.
+	perCall time.Duration
 
 	mu      sync.Mutex
 	msgs    []chromedp.ConsoleMessage
@@ -40,23 +52,54 @@ type tab struct {
 // ends, or earlier with close, after the console has been checked.
 func openTab(t testing.TB, b *browser) *tab {
 	t.Helper()
-	return openTabFor(t, b, tabTimeout)
+	return openTabFor(t, b, bound.Of(tabTimeout))
 }
 
 // openTabFor opens a tab as openTab does, bounded by timeout instead of
-// tabTimeout: for a soak that runs for minutes.
+// tabTimeout: for a soak that runs for minutes. The timeout is taken as it
+// is; a caller that gives a bound wraps it in bound.Of.
 func openTabFor(t testing.TB, b *browser, timeout time.Duration) *tab {
+	t.Helper()
+	return openTabWith(t, b, timeout, 0)
+}
+
+// openCorpusTab opens a tab for a test that runs a corpus of cases in it.
+// No bound covers the whole tab, which would grow with the corpus and
+// with the machine's load at once: each call in it (a navigation, an
+// evaluation, a poll, a DevTools call) is bounded by perCall instead,
+// scaled by bound.Of, and so is the opening.
+func openCorpusTab(t testing.TB, b *browser, perCall time.Duration) *tab {
+	t.Helper()
+	return openTabWith(t, b, 0, bound.Of(perCall))
+}
+
+// openTabWith opens a tab whose context ends after timeout, or never when
+// timeout is 0, and whose calls are each bounded by perCall when it is
+// not 0.
+func openTabWith(t testing.TB, b *browser, timeout, perCall time.Duration) *tab {
 	t.Helper()
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
 	tabCtx, cancelTab := chromedp.NewContext(b.ctx)
-	ctx, cancel := context.WithTimeout(tabCtx, timeout)
-	tb := &tab{t: t, ctx: ctx, marks: make(map[string]chan struct{})}
+	ctx, cancel := tabCtx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(tabCtx, timeout)
+	}
+	tb := &tab{t: t, ctx: ctx, perCall: perCall, marks: make(map[string]chan struct{})}
 
 	// Open the target first, so that the console subscription sees the
-	// page from its first script on.
-	if err := chromedp.Do(ctx); err != nil {
+	// page from its first script on. The tab lives as long as the context
+	// of that first call, so a bound of the opening alone only watches it.
+	opened := make(chan error, 1)
+	go func() { opened <- chromedp.Do(ctx) }()
+	var err error
+	select {
+	case err = <-opened:
+	case <-time.After(bound.Of(tabOpenTimeout)):
+		err = fmt.Errorf("not opened within %v", bound.Of(tabOpenTimeout))
+	}
+	if err != nil {
 		cancel()
 		cancelTab()
 		require.NoError(t, err, "opening a tab")
@@ -112,7 +155,8 @@ func (tb *tab) flushConsole() {
 	tb.mu.Lock()
 	tb.marks[mark] = ch
 	tb.mu.Unlock()
-	ctx, cancel := context.WithTimeout(tb.ctx, consoleFlushTimeout)
+	flush := bound.Of(consoleFlushTimeout)
+	ctx, cancel := context.WithTimeout(tb.ctx, flush)
 	defer cancel()
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("console.debug(%q)", mark))); err != nil {
 		tb.t.Errorf("flushing the console: %v", err)
@@ -121,7 +165,7 @@ func (tb *tab) flushConsole() {
 	select {
 	case <-ch:
 	case <-ctx.Done():
-		tb.t.Errorf("flushing the console: the marker did not arrive within %v", consoleFlushTimeout)
+		tb.t.Errorf("flushing the console: the marker did not arrive within %v", flush)
 	}
 }
 
@@ -173,19 +217,32 @@ func (tb *tab) consoleTexts() []string {
 	return texts
 }
 
+// call returns the context of one call in the tab: the tab's own, or,
+// in a tab opened by openCorpusTab, one that ends after perCall.
+func (tb *tab) call() (context.Context, context.CancelFunc) {
+	if tb.perCall == 0 {
+		return tb.ctx, func() {}
+	}
+	return context.WithTimeout(tb.ctx, tb.perCall)
+}
+
 // navigate loads the page at path on the test server and waits for its load
 // event.
 func (tb *tab) navigate(path string) {
 	tb.t.Helper()
+	ctx, cancel := tb.call()
+	defer cancel()
 	url := server.URL + "/" + strings.TrimPrefix(path, "/")
-	require.NoError(tb.t, chromedp.Do(tb.ctx, chromedp.Navigate(url)), "navigating to %s", path)
+	require.NoError(tb.t, chromedp.Do(ctx, chromedp.Navigate(url)), "navigating to %s", path)
 }
 
 // eval evaluates the expression in the page, waits for the promise it
 // returns, if any, and decodes the result into a value of type T.
 func eval[T any](tb *tab, expression string) T {
 	tb.t.Helper()
-	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](expression, chromedp.EvalAwaitPromise))
+	ctx, cancel := tb.call()
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expression, chromedp.EvalAwaitPromise))
 	require.NoError(tb.t, err, "evaluating %s", expression)
 	return v
 }
@@ -193,9 +250,11 @@ func eval[T any](tb *tab, expression string) T {
 // poll waits until the expression is truthy in the page.
 func (tb *tab) poll(expression string) {
 	tb.t.Helper()
-	_, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](expression,
+	ctx, cancel := tb.call()
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expression,
 		chromedp.WithPollingInterval(10*time.Millisecond),
-		chromedp.WithPollingTimeout(10*time.Second)))
+		chromedp.WithPollingTimeout(bound.Of(pollTimeout))))
 	require.NoError(tb.t, err, "waiting for %s", expression)
 }
 

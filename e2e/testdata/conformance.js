@@ -134,6 +134,13 @@
   }
 
   /**
+   * calls keeps each path's call function from its first run: a path
+   * reads the tools once, with every case's loaded, however many runs
+   * take the cases a few at a time.
+   */
+  const calls = new Map();
+
+  /**
    * run calls every named case's tool through the path, one after the
    * other, each right after the case's earlier tools, in order, and
    * reports each outcome, the earlier calls' under "earlier". For
@@ -141,7 +148,8 @@
    * call is, code unit for code unit, what Chromium gives.
    */
   async function run(path, names) {
-    const call = await paths[path]();
+    if (!calls.has(path)) calls.set(path, await paths[path]());
+    const call = calls.get(path);
     if (!call) return { missing: true };
     const results = {};
     for (const name of names) {
