@@ -279,6 +279,7 @@ func failedStatus(code string) string {
 }
 
 func TestDemoAPIKey(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
 	d.allowConsole(failedStatus("410"))
@@ -331,6 +332,7 @@ func TestDemoAPIKey(t *testing.T) {
 }
 
 func TestDemoRevealSignedOut(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
 	d.allowConsole(failedStatus("401"))
@@ -352,6 +354,7 @@ func TestDemoRevealSignedOut(t *testing.T) {
 }
 
 func TestDemoRevealExpired(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
 	d.allowConsole(failedStatus("410"))
@@ -378,6 +381,7 @@ func TestDemoRevealExpired(t *testing.T) {
 // key was made but gets neither the key nor the way to fetch it, the tray
 // offers the key to the user, and Reveal shows it.
 func TestDemoFirstClick(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	s := demoServer(t, nil)
 	d := visitDemo(t, s)
 	require.Equal(t, "create_api_key", eval[string](d.tab, `document.querySelector("#tools input:checked")?.value ?? ""`), "the tool the console offers first")
@@ -406,6 +410,7 @@ func TestDemoFirstClick(t *testing.T) {
 // TestDemoSignOutHolds checks that a visitor who signs out stays signed out
 // when the page loads again, until they sign in.
 func TestDemoSignOutHolds(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
 	d.signOut()
@@ -421,6 +426,7 @@ func TestDemoSignOutHolds(t *testing.T) {
 const evilHost = "evil.invalid"
 
 func TestDemoInvalidReferencesNeverFetched(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
 	// The page's own code is trusted, but a tool's result may carry what an
@@ -464,6 +470,7 @@ func TestDemoInvalidReferencesNeverFetched(t *testing.T) {
 }
 
 func TestDemoHeldItemsWiped(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
 	ev := d.invokeTool("create_api_key", `{"name":"never-revealed","ttl":60}`)
@@ -523,6 +530,7 @@ const envScreenshot = "VEIL_SCREENSHOT"
 // does, and checks what the console says the agent got. With
 // VEIL_SCREENSHOT=path it then writes the README's screenshot.
 func TestDemoConsole(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	s := demoServer(t, nil)
 	d := openDemo(t, s)
 	require.NoError(t, chromedp.Do(d.ctx, chromedp.EmulateViewport(1280, 900)))

@@ -18,6 +18,7 @@ import (
 // writes, not the sources, and that what a page can see of them by name is
 // as in the sources. Every other test of the suite runs against them too.
 func TestDistMinified(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	require.NoError(t, err, "go env GOROOT")
 	for _, name := range build.Minified {
@@ -54,6 +55,7 @@ func TestDistMinified(t *testing.T) {
 // veil.wasm, as the binary itself shows it (the package paths in its
 // function names), with a license text for each, and Go's.
 func TestDistNotices(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	wasm, err := os.ReadFile(filepath.Join(distDir, "veil.wasm"))
 	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(distDir, build.NoticesFile))

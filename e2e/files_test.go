@@ -93,6 +93,7 @@ func (s *filesSite) requested(p string) bool {
 // failed and why, as veil.ready's rejection and on the console, whatever
 // the file the engine happened to fail on.
 func TestRuntimeFiles(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	site := newFilesSite(t)
 	u := site.URL
 	for _, c := range []struct {

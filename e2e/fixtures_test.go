@@ -66,6 +66,7 @@ print(json.dumps({"type": "secret_reference", "id": "ID-Ölfeld-91", "label": "A
 // which the suite does not otherwise need: without it they are not
 // checked, and the test says so.
 func TestFixtures(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	cases := map[string]*corpus.Case{}
 	for _, c := range loadCases(t) {
 		cases[c.Name] = c

@@ -66,6 +66,7 @@ const signInForm = `<form id="signin" toolname="sign_in" tooldescription="Signs 
 // them. The agent cannot fill a current-password or one-time-code control:
 // neither is in the input schema.
 func TestFormsAnswerWithholdsWhatTheUserTyped(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, b := range formBrowsers {
 		for _, mode := range engineModes {
 			t.Run(b.name+"/"+mode, func(t *testing.T) {
@@ -132,6 +133,7 @@ func keys(m map[string]any) []string {
 // on an output), the call fails and the agent gets nothing of the answer,
 // on every agent path.
 func TestFormsAnswerWithheldWholeWhenTheEngineRefusesItsValues(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	const marker = "msg-7Hq2Lm9Zx41-typed"
 	for _, b := range formBrowsers {
 		t.Run(b.name, func(t *testing.T) {

@@ -34,6 +34,7 @@ func submitted(tb *tab, id string) int {
 // user first, on every agent path; declined, the form is not submitted
 // and the agent hears which rule asked; approved, it is.
 func TestFormsAskBeforeChangingThePassword(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, b := range formBrowsers {
 		for _, mode := range engineModes {
 			t.Run(b.name+"/"+mode, func(t *testing.T) {
@@ -75,6 +76,7 @@ func TestFormsAskBeforeChangingThePassword(t *testing.T) {
 // it). A bad value is a clear console error naming the form and the
 // attribute, and the form is no tool at all until it is fixed.
 func TestFormsRiskAttributes(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	const forms = `
 	<form id="quiet" toolname="change_password_quietly" tooldescription="d" toolautosubmit toolconsequentialhint="false">
 		<input name="next" type="password" autocomplete="new-password"></form>

@@ -63,6 +63,7 @@ const bookInput = `{"guest":"Ada","size":4,"terrace":true,"time":"late","menu":"
 // controls left out), its description, and the sensitivity it declares;
 // the form keeps no toolname the browser could register.
 func TestFormsSchema(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	const want = `{"type":"object","properties":{
 		"guest":{"type":"string","title":"Guest","description":"Who the table is for"},
 		"size":{"type":"number","minimum":1,"maximum":12,"multipleOf":1,"description":"Party size"},
@@ -104,6 +105,7 @@ func TestFormsSchema(t *testing.T) {
 // agent gets what respondWith was given. The same arguments again change
 // nothing, so no control fires.
 func TestFormsExecute(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, mode := range engineModes {
 		t.Run(mode, func(t *testing.T) {
 			tb := openForms(t, plain, mode)
@@ -142,6 +144,7 @@ func TestFormsExecute(t *testing.T) {
 // user's submission answers it, with respondWith's value, or with null
 // when the form went ahead with its own submission.
 func TestFormsManualSubmit(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, mode := range engineModes {
 		t.Run(mode, func(t *testing.T) {
 			tb := openForms(t, plain, mode)
@@ -175,6 +178,7 @@ func TestFormsManualSubmit(t *testing.T) {
 // tooloutputschema with x-sensitive answers with a secret; on every agent
 // path, also Chromium's own, the agent gets the rest and never the secret.
 func TestFormsSensitive(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, b := range []struct {
 		name string
 		b    func() *browser
@@ -208,6 +212,7 @@ func TestFormsSensitive(t *testing.T) {
 // registered at all; the page hears of it (formtoolerror), and the console
 // says only that it happened. Fixed, it registers.
 func TestFormsRefused(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, mode := range engineModes {
 		t.Run(mode, func(t *testing.T) {
 			tb := openForms(t, plain, mode)
@@ -247,6 +252,7 @@ func TestFormsRefused(t *testing.T) {
 // call waits for the user ends that call with an error. Either way its
 // tool is unregistered.
 func TestFormsRemovedMidCall(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, mode := range engineModes {
 		t.Run(mode, func(t *testing.T) {
 			tb := openForms(t, plain, mode)
@@ -274,6 +280,7 @@ func TestFormsRemovedMidCall(t *testing.T) {
 // AbortError; by the one toolcancel the form and its button are no longer
 // active, the filled values stay (as in Chromium), and the tool stays.
 func TestFormsAbort(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, mode := range engineModes {
 		t.Run(mode, func(t *testing.T) {
 			tb := openForms(t, plain, mode)
@@ -296,6 +303,7 @@ func TestFormsAbort(t *testing.T) {
 // invokeTool runs it through the engine (the decision log has the call),
 // and the browser's own declarative tool never exists.
 func TestFormsNative(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	tb := openTab(t, native)
 	reg := tb.followNative()
 	tb.navigate("forms/forms.html")
@@ -313,6 +321,7 @@ func TestFormsNative(t *testing.T) {
 // nothing a tool; a form the runtime named keeps its tool when it is
 // moved in the document.
 func TestFormsMarkupName(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	tb := openForms(t, plain, "worker")
 	eval[bool](tb, `forms.add('<form id="planted" data-veil-toolname="planted_tool" tooldescription="d"><input name="to"><button>Go</button></form>')`)
 	eval[bool](tb, `forms.add('<form id="named" toolname="named_tool" tooldescription="d"><input name="to"><button>Go</button></form>')`)

@@ -16,6 +16,7 @@ import (
 // not know it, the frame's own tools work and only the frame boundary is
 // closed (TestFramesHidden).
 func TestFramesNotAllowed(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runNative, runLayered} {
 		t.Run(run.name, func(t *testing.T) {
 			f := openFrames(t, run, crossOrigin(t), "")
@@ -29,6 +30,7 @@ func TestFramesNotAllowed(t *testing.T) {
 // its new document may not use the API, which refuses with
 // NotAllowedError, as Chromium's own WebMCP does.
 func TestFramesNotAllowedAfterNavigation(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runNative, runLayered} {
 		t.Run(run.name, func(t *testing.T) {
 			cross := crossOrigin(t)
@@ -47,6 +49,7 @@ func TestFramesNotAllowedAfterNavigation(t *testing.T) {
 // child's execute never runs. (A same-origin frame sees every tool of its
 // origin whatever exposedTo says, as the draft has it.)
 func TestFramesExposureRevoked(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		if !r.cross {
 			continue

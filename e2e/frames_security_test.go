@@ -58,6 +58,7 @@ const (
 // received, its console, getTools or its own vault; they are in the
 // child's, which the user reveals there.
 func TestFramesSensitive(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		t.Run(r.run.name, func(t *testing.T) {
 			f, from := openCallable(t, r.run, r.cross)
@@ -123,6 +124,7 @@ func TestFramesSensitive(t *testing.T) {
 // at once with its reason, and aborts the call in the child: execute's
 // signal aborts there and toolcancel fires there.
 func TestFramesAbort(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		t.Run(r.run.name, func(t *testing.T) {
 			f, from := openCallable(t, r.run, r.cross)
@@ -150,6 +152,7 @@ func TestFramesAbort(t *testing.T) {
 // TestFramesRemovedMidCall: a call into a frame that is removed before it
 // answers rejects with UnknownError, rather than waiting for ever.
 func TestFramesRemovedMidCall(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		t.Run(r.run.name, func(t *testing.T) {
 			f, from := openCallable(t, r.run, r.cross)
@@ -173,6 +176,7 @@ func TestFramesRemovedMidCall(t *testing.T) {
 // MessagePort, so forged ones posted to either window, and a MessageEvent
 // made by script, are ignored.
 func TestFramesForgedReply(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		t.Run(r.run.name, func(t *testing.T) {
 			f, from := openCallable(t, r.run, r.cross)
@@ -201,6 +205,7 @@ func TestFramesForgedReply(t *testing.T) {
 // names the parent's own origin. The same crafted request for a tool the
 // parent does expose is answered, so the crafting is sound.
 func TestFramesForgedRequest(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	f := openFrames(t, runLayered, crossOrigin(t), "tools *")
 	require.Nil(t, f.inParent(`await fx.register({name: "p_private", description: "d", execute: () => ((window.ran = true), "private")});
 		await fx.register({name: "p_shared", description: "d", execute: () => "shared"}, {exposedTo: [`+js(f.child)+`]})`).Error)
@@ -251,6 +256,7 @@ func TestFramesForgedRequest(t *testing.T) {
 // parent, as when a caller aborts: nothing waits for an answer no one can
 // receive.
 func TestFramesInvokerGone(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		for _, gone := range []struct{ how, script string }{
 			{"removed", `fx.children[0].frame.remove()`},
@@ -273,6 +279,7 @@ func TestFramesInvokerGone(t *testing.T) {
 // controller, passed to the child's executeTool) is cancelled the same
 // way.
 func TestFramesAbortFromChild(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		for _, by := range []struct{ who, controller string }{
 			{"child", `new AbortController()`},
@@ -297,6 +304,7 @@ func TestFramesAbortFromChild(t *testing.T) {
 // it resolves with the output once execute ends, as a call in one
 // document does.
 func TestFramesUnregisteredMidCall(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		t.Run(r.run.name, func(t *testing.T) {
 			f, from := openCallable(t, r.run, r.cross)

@@ -157,6 +157,7 @@ func errorName(t testing.TB, s settled, what string) string {
 // toolchange fires in the other frame when a tool comes or goes. Chromium's
 // own WebMCP gives the same.
 func TestFramesSameOrigin(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runWorker, runMain, runLayered, runNative} {
 		t.Run(run.name, func(t *testing.T) {
 			f := openFrames(t, run, server.URL, "")
@@ -207,6 +208,7 @@ func TestFramesSameOrigin(t *testing.T) {
 // each runs the other's tool, and toolchange reaches the other frame.
 // Chromium's own WebMCP gives the same.
 func TestFramesCrossOrigin(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runLayered, runNative} {
 		t.Run(run.name, func(t *testing.T) {
 			f := openFrames(t, run, crossOrigin(t), "tools *")
@@ -251,6 +253,7 @@ const toolchanges = `return e2e.events.filter((e) => e === "toolchange").length`
 // command the test sends it. (A frame whose iframe does not allow "tools"
 // cannot use the API at all: TestFramesNotAllowed.)
 func TestFramesHidden(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	tests := []struct {
 		name  string
 		run   frameRun
@@ -296,6 +299,7 @@ func TestFramesHidden(t *testing.T) {
 // parent is heard of (toolchange), but its tools are listed only when the
 // parent names its origin in fromOrigins.
 func TestFramesNotRequested(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	f := openFrames(t, runLayered, crossOrigin(t), "tools *")
 	got := value[[]string](t, f.inParent(`const changed = fx.changed();
 		await fx.in(0, 'await fx.register({name: "c_tool", description: "d", execute: () => "x"}, {exposedTo: [' + JSON.stringify(`+js(f.parent)+`) + ']})');

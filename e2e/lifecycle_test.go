@@ -29,6 +29,7 @@ func inEachMode(t *testing.T, test func(t *testing.T, tb *tab)) {
 // be registered or run through it. (Chromium 156 stops answering when a
 // page reads modelContext of such a document, so this is not a spec case.)
 func TestScriptMadeDocument(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	inEachMode(t, func(t *testing.T, tb *tab) {
 		got := eval[map[string]any](tb, `(async () => {
 				const made = document.implementation.createHTMLDocument("");
@@ -63,6 +64,7 @@ func TestScriptMadeDocument(t *testing.T) {
 // its output is withheld by the rules of the registration it was decided
 // for, not by those of a tool registered under the same name since.
 func TestCallKeepsItsRules(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	const secret = "sk-live-replaced-tool-4f9a0c1e77"
 	inEachMode(t, func(t *testing.T, tb *tab) {
 		got := eval[map[string]any](tb, `(async () => {
@@ -94,6 +96,7 @@ func TestCallKeepsItsRules(t *testing.T) {
 // starts it, whether the abort comes right after executeTool or while the
 // page's resolve refines the input, and toolactivated never fires for it.
 func TestAbortBeforeExecute(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	inEachMode(t, func(t *testing.T, tb *tab) {
 		got := eval[map[string]any](tb, `(async () => {
 				const mc = document.modelContext;

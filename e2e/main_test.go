@@ -17,6 +17,9 @@
 //	VEIL_SKIP_NPM      set to 1 to skip the tests that need npm and the
 //	                   packages npm ci installs (the MCP client, npm pack
 //	                   and the Vite recipes)
+//	VEIL_TEST_TIMEOUT_SCALE
+//	                   a positive number that multiplies every bound of
+//	                   the suite (package bound); default 1
 //	VEIL_CONFORMANCE_TARGET
 //	                   another implementation's script (a URL or a file)
 //	                   to run the data cases against; see

@@ -251,6 +251,7 @@ func assertResult(t *testing.T, want, got map[string]any, msg string) {
 }
 
 func TestMCPTab(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	needNPM(t)
 	for _, mode := range []string{"worker", "main"} {
 		t.Run(mode, func(t *testing.T) { testMCPTab(t, mode) })
@@ -401,6 +402,7 @@ func testMCPTab(t *testing.T, mode string) {
 // all, and nothing runs; the console names the refused client's origin,
 // once, and never the frame's.
 func TestMCPOriginNotAllowed(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	needNPM(t)
 	for _, mode := range []string{"worker", "main"} {
 		t.Run(mode, func(t *testing.T) {
@@ -459,6 +461,7 @@ func TestMCPOriginNotAllowed(t *testing.T) {
 // origin: a client of the page connects with nothing else in the list,
 // and gets the agent view; the console stays quiet.
 func TestMCPOriginSelf(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	needNPM(t)
 	for _, origins := range []string{"self", "https://a.example 'self'"} {
 		t.Run(origins, func(t *testing.T) {
@@ -481,6 +484,7 @@ func TestMCPOriginSelf(t *testing.T) {
 // TestMCPOriginsRequired: without a valid list of allowed origins the
 // server does not start, and the console says why.
 func TestMCPOriginsRequired(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	needNPM(t)
 	for _, c := range []struct{ name, origins, want string }{
 		{"missing", "-", "data-veil-mcp-origins is missing or empty"},

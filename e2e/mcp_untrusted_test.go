@@ -13,6 +13,7 @@ import (
 // for real are answered, so the crafting is sound. Chromium as shipped
 // and with its own WebMCP on.
 func TestMCPUntrustedEvents(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	needNPM(t)
 	for _, b := range []struct {
 		name string

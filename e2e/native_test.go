@@ -19,6 +19,7 @@ import (
 const failedExecute = `^WebMCP tool execution failed: `
 
 func TestNativeAPIShape(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	tb := openTab(t, native)
 	tb.navigate("native.html")
 	got := eval[map[string]any](tb, `({
@@ -45,6 +46,7 @@ func TestNativeAPIShape(t *testing.T) {
 }
 
 func TestNativeRegistrationErrors(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	tb := openTab(t, native)
 	tb.navigate("native.html")
 	require.True(t, eval[settled](tb, `e2e.register({name: "taken", description: "d"}, {returns: "x"})`).OK)
@@ -90,6 +92,7 @@ func TestNativeRegistrationErrors(t *testing.T) {
 }
 
 func TestNativeExecuteInput(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	tb := openTab(t, native)
 	tb.navigate("native.html")
 	require.True(t, eval[settled](tb, `e2e.register({name: "echo", description: "d"}, {echo: true})`).OK)
@@ -128,6 +131,7 @@ func TestNativeExecuteInput(t *testing.T) {
 }
 
 func TestNativeExecuteResults(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	tb := openTab(t, native)
 	tb.allowConsole(failedExecute)
 	tb.navigate("native.html")
@@ -163,6 +167,7 @@ func TestNativeExecuteResults(t *testing.T) {
 }
 
 func TestNativeEvents(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	tb := openTab(t, native)
 	tb.navigate("native.html")
 	eval[chromedp.Void](tb, `e2e.listen(document.modelContext)`)
@@ -179,6 +184,7 @@ func TestNativeEvents(t *testing.T) {
 }
 
 func TestNativeInvokeToolOverCDP(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	tb := openTab(t, native)
 	tb.allowConsole(failedExecute)
 	tb.navigate("native.html")
@@ -213,6 +219,7 @@ func TestNativeInvokeToolOverCDP(t *testing.T) {
 // refused with InvalidStateError; there is no unregisterTool, and a
 // registration ends only through its AbortSignal, with a toolchange.
 func TestNativeRegistry(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	tb := openTab(t, native)
 	tb.navigate("native.html")
 	got := eval[map[string]any](tb, `(async () => {
@@ -252,6 +259,7 @@ func TestNativeRegistry(t *testing.T) {
 // script) is listed by the top document's getTools, with the frame's
 // window, and toolchange fires there; a sandboxed frame's is not.
 func TestNativeDeclarative(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	tb := openTab(t, native)
 	tb.navigate("native.html")
 	form := func(name string) string {

@@ -59,6 +59,7 @@ const nginxStartTimeout = 10 * time.Second
 const nginxSecret = "sk-live-nginx-0f3b6a9d2c1e"
 
 func TestNginx(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}

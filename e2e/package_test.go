@@ -167,6 +167,7 @@ func checkRecipePage(t *testing.T, site string) []string {
 // build, with the package installed from its tarball, into sites where the
 // runtime starts and withholds a value marked x-sensitive.
 func TestPackage(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	if os.Getenv(envSkipNPM) == "1" {
 		t.Skipf("%s=1: npm is not used", envSkipNPM)
 	}

@@ -50,6 +50,7 @@ func registerSmokeTools(t *testing.T, tb *tab) {
 }
 
 func TestSmoke(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, mode := range []string{"worker", "main"} {
 		t.Run(mode, func(t *testing.T) {
 			tb := openRuntime(t, plain, mode)
@@ -114,6 +115,7 @@ func TestSmoke(t *testing.T) {
 }
 
 func TestSmokeNativeLayering(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, mode := range []string{"worker", "main"} {
 		t.Run(mode, func(t *testing.T) { testNativeLayering(t, mode) })
 	}

@@ -190,6 +190,7 @@ func parseSnippets(doc string, data []byte) ([]snippet, error) {
 // terms of the convention, and that each browser check is used by exactly
 // one block, so that a check cannot outlive its snippet.
 func TestSnippetInfoStrings(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	used := map[string][]string{}
 	views := map[string]bool{}
 	for _, s := range readSnippets(t) {
@@ -250,6 +251,7 @@ func TestSnippetInfoStrings(t *testing.T) {
 // TestSnippetsParse checks the parser on a document that has each kind of
 // fence in it.
 func TestSnippetsParse(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	doc := "# T\n\n```js module check=c\nawait 1;\n```\n\n- item\n\n  ```go fragment\n  x := 1\n  _ = x\n  ```\n\n````text\n```\n````\n"
 	got, err := parseSnippets("t.md", []byte(doc))
 	require.NoError(t, err)
@@ -267,6 +269,7 @@ func TestSnippetsParse(t *testing.T) {
 // whose imports the test adds from fragmentImports for each package name
 // the body uses. Nothing is run: servers would not return.
 func TestSnippetsGo(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	goBin, err := exec.LookPath("go")
 	require.NoError(t, err, "the go command compiles the snippets")
 	for _, s := range readSnippets(t) {
@@ -353,6 +356,7 @@ func numbered(src string) string {
 
 // TestSnippetsJSON checks that every ```json block parses.
 func TestSnippetsJSON(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, s := range readSnippets(t) {
 		if s.lang == "json" && !json.Valid([]byte(s.code)) {
 			t.Errorf("%s is not valid JSON:\n%s", s, s.code)
@@ -365,6 +369,7 @@ func TestSnippetsJSON(t *testing.T) {
 // with the engine in a worker, in Chromium as shipped and with its own
 // WebMCP on.
 func TestSnippetsTxtar(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, s := range readSnippets(t) {
 		if s.lang != "txtar" {
 			continue
@@ -391,6 +396,7 @@ func TestSnippetsTxtar(t *testing.T) {
 // Then the block's check runs: the check= attribute names a function of
 // snippetChecks, which drives the page as an agent and a user would.
 func TestSnippetsBrowser(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	snippets := readSnippets(t)
 	for _, s := range snippets {
 		if _, _, recipe := s.recipeFile(); recipe || !slices.Contains(runLangs, s.lang) {

@@ -107,6 +107,7 @@ var specTargets = []specTarget{
 // report of where the runtime matches Chromium and where it differs, and
 // why.
 func TestSpec(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	cases := loadSpecCases(t)
 	scripts := make([]map[string]string, len(cases))
 	for i, c := range cases {
@@ -152,7 +153,7 @@ func TestSpec(t *testing.T) {
 const (
 	// specCaseTimeout bounds one case in the page, which reports a case
 	// that does not settle by its name.
-	specCaseTimeout = 5 * time.Second
+	specCaseTimeout = 15 * time.Second
 	// specCallTimeout bounds each call in the tab: one case, with time
 	// left over for the page to report it, or the page's load.
 	specCallTimeout = 3 * specCaseTimeout

@@ -13,6 +13,7 @@ import (
 // runtime holds the item no more. (It once did what "Hide for good"
 // does, keeping the row as spent.)
 func TestTrayForgetForGood(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	eachBrowserMode(t, func(t *testing.T, b *browser, mode string) {
 		s := newTraySite(t, false)
 		d := openTray(t, s, b, mode, "", true)

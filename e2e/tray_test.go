@@ -359,6 +359,7 @@ func (d *demoTab) clipboardText() string {
 // the value that came, at once, for the user to copy by hand. Whatever the
 // browser does, the key is redeemed once and never lost.
 func TestTrayCopy(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	for _, clip := range []string{clipGranted, clipDenied, clipPrompt} {
 		t.Run(clip, func(t *testing.T) {
 			each := eachBrowserMode
@@ -434,6 +435,7 @@ func TestTrayCopy(t *testing.T) {
 // keeps it, a hidden tab masks it, and only "Hide for good" spends it. The server hands it out
 // once and is asked once.
 func TestTrayKeepsRevealedSecret(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	eachBrowserMode(t, func(t *testing.T, b *browser, mode string) {
 		s := newTraySite(t, false)
 		d := openTray(t, s, b, mode, "", true)
@@ -515,6 +517,7 @@ func TestTrayKeepsRevealedSecret(t *testing.T) {
 // (the server answers 410), and a key whose time to be redeemed ran out,
 // which the tray marks without asking the server.
 func TestTraySpentAndExpired(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	eachBrowserMode(t, func(t *testing.T, b *browser, mode string) {
 		s := newTraySite(t, false)
 		d := openTray(t, s, b, mode, "", true)
@@ -544,6 +547,7 @@ func TestTraySpentAndExpired(t *testing.T) {
 // way: "Run as the agent" is disabled and says what it waits for, and once
 // the engine runs, it runs the tool.
 func TestDemoRunWaitsForEngine(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	eachBrowserMode(t, func(t *testing.T, b *browser, mode string) {
 		s := newTraySite(t, true)
 		d := openTray(t, s, b, mode, "", false)

@@ -129,6 +129,7 @@ func TestTrayAttackCopyThenRevealElsewhere(t *testing.T) {
 // new one put in its place, mid-flight; the key that comes is kept, both
 // trays have it masked, and no button stays disabled.
 func TestTrayAttackHeldFlightAcrossTrays(t *testing.T) {
+	t.Parallel() // in a tab of its own
 	s := slowRedeemSite(t, "600", 2*time.Second)
 	d := openTray(t, s, plain, "worker", "", true)
 	d.addSecondTray()
