@@ -11,6 +11,11 @@
 // then the names of the runtime's failures, and exits 1 when a runtime
 // mode has any failure and 2 when a run could not start at all.
 //
+// VEIL_TEST_TIMEOUT_SCALE, a positive number, multiplies the bounds of a
+// browser's start and of a page's opening (package
+// [github.com/veilmcp/veil/e2e/bound]); -timeout-multiplier multiplies
+// the files' timeouts.
+//
 // Usage, from a checkout of Veil after npm ci:
 //
 //	go run ./js/cmd/veil-wpt [flags]
@@ -34,6 +39,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/veilmcp/veil/e2e/bound"
 	"github.com/veilmcp/veil/e2e/wpt"
 )
 
@@ -116,6 +122,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	f, err := parse(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if err == nil {
+		// The runner's start and open bounds scale with it.
+		_, err = bound.Factor()
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "veil-wpt:", err)
