@@ -42,6 +42,11 @@ type scrubber struct {
 	// escapy: a value holds a byte that starts an escape, so decodeAll
 	// cannot stand in for decodings past their bounds.
 	escapy bool
+	// short is every set's short values (shorter than four bytes), each
+	// once; shortAt, made when there are more than a few, finds each by
+	// its bytes so that a text is read once for all of them (eachShort).
+	short   []string
+	shortAt map[string]int
 }
 
 // newScrubber returns a scrubber of the sets given; nil ones are none.
@@ -67,7 +72,18 @@ func newScrubber(sets ...*scrubSet) *scrubber {
 		s.gap = max(s.gap, set.exact.longest+maxEscapeLength, 6*set.skel.longest+maxEscapeLength)
 		for _, x := range set.short {
 			s.plus = s.plus || strings.IndexByte(x, ' ') >= 0
+			if _, dup := s.shortAt[x]; dup {
+				continue
+			}
+			if s.shortAt == nil {
+				s.shortAt = map[string]int{}
+			}
+			s.shortAt[x] = len(s.short)
+			s.short = append(s.short, x)
 		}
+	}
+	if len(s.short) <= maxShortScans {
+		s.shortAt = nil
 	}
 	return s
 }

@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // This file finds, in a long withheld text, the words that a later output
 // may quote alone: keys, ids, addresses.
@@ -29,6 +26,9 @@ func tokens(v string) []string {
 		return nil
 	}
 	var out []string
+	// seen keeps the de-duplication linear: a text of tens of thousands
+	// of words is read in one pass, not one per word found.
+	seen := map[string]struct{}{}
 	for _, extra := range []string{"_-.@+~", "_-.@+~/="} {
 		start := -1
 		for i := 0; i <= len(v); i++ {
@@ -43,7 +43,11 @@ func tokens(v string) []string {
 			}
 			w := strings.Trim(v[start:i], ".-_~+/=")
 			start = -1
-			if len(w) >= minToken && len(w) < len(v) && keyLike(w) && !slices.Contains(out, w) {
+			if len(w) < minToken || len(w) >= len(v) || !keyLike(w) {
+				continue
+			}
+			if _, dup := seen[w]; !dup {
+				seen[w] = struct{}{}
 				out = append(out, w)
 			}
 		}
