@@ -134,3 +134,75 @@ func TestSpotlightOfAResultWithManyItemsAndMembers(t *testing.T) {
 	assert.Equal(t, 1+(n+1)+n, strings.Count(out, "<untrusted-content-x>"), "wrapped texts")
 	require.True(t, json.Valid([]byte(out)), "the spotlighted view is JSON")
 }
+
+func TestWithinSpans(t *testing.T) {
+	spans := [][2]int{{2, 5}, {8, 12}}
+	tests := []struct {
+		a, b int
+		want bool
+	}{
+		{2, 5, true}, {3, 4, true}, {8, 12, true}, {9, 12, true},
+		{0, 1, false}, {1, 3, false}, {4, 6, false}, {5, 8, false}, {7, 9, false}, {11, 13, false}, {12, 14, false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, within(spans, tt.a, tt.b), "within(%v, %d, %d)", spans, tt.a, tt.b)
+	}
+	assert.False(t, within(nil, 0, 1), "within no spans")
+}
+
+func TestMayFoldToReferenceNeverMissesOne(t *testing.T) {
+	// Whatever it says no to, foldedIndex finds nothing in.
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"reference", true},
+		{"ＲＥＦＥＲＥＮＣＥ", true},                     // fullwidth: three bytes a character
+		{"r\u00e9f\u00e9r\u00e9nc\u00e9", true}, // é folds to e
+		{"\xff\xfer\u00e8fe\u0301rence", true},
+		{"refer", false},
+		{"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9rrfnc", true},
+		{"\x80\x81\xc3\x28zzzz", false},
+	}
+	for _, tt := range tests {
+		got := mayFoldToReference(tt.s)
+		assert.Equal(t, tt.want, got, "mayFoldToReference(%q)", tt.s)
+		if !got {
+			assert.False(t, foldedIndex(tt.s, "reference"), "foldedIndex(%q)", tt.s)
+		}
+	}
+}
+
+func FuzzMayFoldToReference(f *testing.F) {
+	for _, s := range []string{"reference", "r\u00e9f\u00e9r\u00e9nc\u00e9", "\xff\xfe\u0280e"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if s := string(b); foldedIndex(s, "reference") && !mayFoldToReference(s) {
+			t.Fatalf("mayFoldToReference(%q) is false, but its skeleton holds reference", s)
+		}
+	})
+}
+
+func TestOrdinaryRecordsPassTheFastPath(t *testing.T) {
+	// An ssn beside a date of birth, in every record, is two strings in
+	// base64's alphabet in a row; what they decode to, joined, names no
+	// secret_reference, so the output passes as it came.
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"p","description":"d"}`)
+	data := records(64 << 10)
+	res := e.OutputOf("p", Outcome{Kind: Returned, Data: data})
+	require.Nil(t, res.Err)
+	assert.True(t, res.Unchanged, "records of a tool that declares nothing, in a fresh session, pass unread")
+	assert.Equal(t, data, res.Agent)
+
+	// The same records with a reference's name in base64 cut into two
+	// lines are read by the view, which withholds the lines.
+	lines := `,"l1":"c2VjcmV0X3Jl","l2":"ZmVyZW5jZQ=="}]}`
+	cut := strings.TrimSuffix(data, "}]}") + lines
+	require.True(t, json.Valid([]byte(cut)))
+	res = e.OutputOf("p", Outcome{Kind: Returned, Data: cut})
+	require.Nil(t, res.Err)
+	assert.False(t, res.Unchanged, "an encoding cut into lines that names secret_reference")
+	assert.NotContains(t, res.Agent, "c2VjcmV0X3Jl")
+}

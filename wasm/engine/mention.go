@@ -72,7 +72,41 @@ func mentionsAt(str string, extraDepth, depth int) (spans [][2]int, ok bool) {
 // base64 or hex long enough to encode the name, names no
 // secret_reference.
 func mayMention(str string) bool {
-	return hasEscapes(str, false) || indexReference(str, 0) >= 0 || !isASCII(str) && foldedIndex(str, "reference") || mayEncodeMention(str)
+	return hasEscapes(str, false) || indexReference(str, 0) >= 0 || !isASCII(str) && mayFoldToReference(str) && foldedIndex(str, "reference") || mayEncodeMention(str)
+}
+
+// mayFoldToReference is a fast, sound test for foldedIndex(s,
+// "reference"): the skeleton of s has the letters of "reference" (two r,
+// four e, an f, an n and a c), or s has a character of three bytes or more,
+// which it does not fold. Decoded binary, which a base64 run of a key
+// decodes to, seldom has them: it is counted, not folded.
+func mayFoldToReference(s string) bool {
+	var n [26]uint8
+	count := func(c byte) {
+		if c >= 'a' && c <= 'z' && n[c-'a'] < 4 {
+			n[c-'a']++
+		}
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			count(foldASCII[c])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+		case r < twoByteEnd:
+			for _, c := range []byte(twoByteSkeletons()[r-utf8.RuneSelf]) {
+				count(c)
+			}
+		default:
+			return true
+		}
+		i += size
+	}
+	return n['r'-'a'] >= 2 && n['e'-'a'] >= 4 && n['f'-'a'] >= 1 && n['n'-'a'] >= 1 && n['c'-'a'] >= 1
 }
 
 // isASCII reports whether s is all ASCII, eight bytes at a time.
