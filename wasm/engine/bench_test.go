@@ -361,3 +361,20 @@ func BenchmarkTokens(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNoReference measures the pass-through test's search for
+// secret_reference (mayHaveReference) over bench.js's 1 MiB output, every
+// secret of which is a run of base64's alphabet that it decodes, and over
+// the records.
+func BenchmarkNoReference(b *testing.B) {
+	for _, c := range []struct{ name, data string }{{"bench", benchItems()}, {"records", records(1 << 20)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.data)))
+			for b.Loop() {
+				if mayHaveReference(c.data, 1) {
+					b.Fatal("a reference found")
+				}
+			}
+		})
+	}
+}

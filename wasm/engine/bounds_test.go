@@ -206,3 +206,47 @@ func TestOrdinaryRecordsPassTheFastPath(t *testing.T) {
 	assert.False(t, res.Unchanged, "an encoding cut into lines that names secret_reference")
 	assert.NotContains(t, res.Agent, "c2VjcmV0X3Jl")
 }
+
+func FuzzLatin1MayFoldToReference(f *testing.F) {
+	for _, s := range []string{"reference", "r\xe9f\xe9r\xe9nc\xe9", "\xff\xfe", "REFERENCE\x80"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		latin := string(appendLatin1(nil, b))
+		if got, want := latin1MayFoldToReference(b), mayFoldToReference(latin); got != want {
+			t.Fatalf("latin1MayFoldToReference(%q) = %v, mayFoldToReference of it as Latin-1 = %v", b, got, want)
+		}
+		if foldedIndex(latin, "reference") && !latin1MayFoldToReference(b) {
+			t.Fatalf("latin1MayFoldToReference(%q) is false, but its skeleton holds reference", b)
+		}
+	})
+}
+
+// escapeInRunByteByByte is escapeInRun as a look at every byte, which the
+// search by lead must agree with.
+func escapeInRunByteByByte(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		c, next := s[i], s[i+1]
+		if b64[s[i-1]] < 0 {
+			continue
+		}
+		switch {
+		case c == '\\' && (next == '/' || next == 'u' || next == 'U' || next == 'x'),
+			c == '%' && hexDigit(next) >= 0,
+			c == '&' && (next == '#' || isAlnum(next)):
+			return true
+		}
+	}
+	return false
+}
+
+func FuzzEscapeInRun(f *testing.F) {
+	for _, s := range []string{`ab\/cd`, `a%2Fb`, `x&#47;y`, `&amp;`, `\u0041`, `a\`, `%`, ` %41`, `ab&c`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := escapeInRun(s), escapeInRunByteByByte(s); got != want {
+			t.Fatalf("escapeInRun(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
