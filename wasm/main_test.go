@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"runtime"
 	"runtime/debug"
@@ -237,4 +238,52 @@ func TestRequestHoldsItsEnd(t *testing.T) {
 		runtime.GC() // throws "pointer to unused region of span" if end is outside
 		runtime.KeepAlive(end)
 	}
+}
+
+// BenchmarkTenLargeCalls sends, through the module's exports, ten 1 MiB
+// outputs whose items each have an x-sensitive member (e2e/testdata/
+// bench.js's), each decided first, to a fresh server under main's
+// collector settings, and reports the memory the runtime then has taken
+// (what WebAssembly memory holds, which never shrinks: MiB-taken) and
+// what is live after a collection (MiB-live). The browser benchmark's
+// budget for the first is 16 MiB. Run it with -benchtime 1x.
+func BenchmarkTenLargeCalls(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	var items []string
+	for i, size := 0, 0; size < 1<<20; i++ {
+		item := fmt.Sprintf(`{"id":%d,"name":"item number %d of the benchmark","note":"some ordinary text here","secret":"sk-bench-%d-%s"}`, i, i, i, strings.Repeat("x", 24))
+		size += len(item) + 1
+		items = append(items, item)
+	}
+	out := fmt.Sprintf(`{"count":%d,"items":[%s]}`, len(items), strings.Join(items, ","))
+	items = nil
+	const def = `{"name":"big","description":"d","outputSchema":{"type":"object","properties":{"count":{"type":"integer"},"items":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"note":{"type":"string"},"secret":{"type":"string","x-sensitive":true}}}}}}}`
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	for b.Loop() {
+		srv = newServer()
+		if callExports(ops.Init, `{"origin":"https://app.example","baseURL":"https://app.example/"}`, ""); strings.Contains(answer.header, `"error"`) {
+			b.Fatal(answer.header)
+		}
+		if callExports(ops.Register, `{"registration":1}`, def); answer.header != `{}` {
+			b.Fatal(answer.header)
+		}
+		for range 10 {
+			callExports(ops.Decide, `{"name":"big"}`, `{}`)
+			_, id, _ := strings.Cut(answer.header, `"call":"`)
+			id, _, _ = strings.Cut(id, `"`)
+			if id == "" {
+				b.Fatal(answer.header)
+			}
+			callExports(ops.Output, `{"call":"`+id+`","kind":"returned"}`, out)
+			if !strings.Contains(answer.header, `"held":`) || strings.Contains(answer.header, `"held":0`) {
+				b.Fatal(answer.header)
+			}
+		}
+		runtime.GC()
+		metrics.Read(sample)
+		srv = nil
+	}
+	b.ReportMetric(float64(sample[0].Value.Uint64())/(1<<20), "MiB-taken")
+	b.ReportMetric(float64(sample[1].Value.Uint64())/(1<<20), "MiB-live")
 }

@@ -267,3 +267,114 @@ func BenchmarkEchoes(b *testing.B) {
 		e.forgetCall(res.Call)
 	}
 }
+
+// benchItems is e2e/testdata/bench.js's 1 MiB output, byte for byte: about
+// 7,600 items, each with a secret the schema benchSchema marks x-sensitive.
+func benchItems() string {
+	var items []string
+	size := 0
+	for i := 0; size < 1<<20; i++ {
+		item := fmt.Sprintf(`{"id":%d,"name":"item number %d of the benchmark","note":"some ordinary text here","secret":"sk-bench-%d-%s"}`, i, i, i, strings.Repeat("x", 24))
+		size += len(item) + 1
+		items = append(items, item)
+	}
+	return fmt.Sprintf(`{"count":%d,"items":[%s]}`, len(items), strings.Join(items, ","))
+}
+
+const benchSchema = `{"type":"object","properties":{"count":{"type":"integer"},"items":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"note":{"type":"string"},"secret":{"type":"string","x-sensitive":true}}}}}}`
+
+// BenchmarkEngine1MiB measures the engine alone on each 1 MiB case of the
+// browser benchmark and of the records above, against the engine's own
+// parse of the same bytes measured in the same run: the "x-parse" metric
+// is the ratio of the two (the budget: 4). It runs natively and under
+// js/wasm (GOOS=js GOARCH=wasm, Node).
+//
+//   - bench-x-sensitive: bench.js's output, its secrets x-sensitive.
+//   - bench-echoed: the same output of a tool that declares nothing, in a
+//     session that withheld its secrets (every one is found and removed).
+//   - records-x-sensitive: records, ssn and dob x-sensitive.
+//   - records-echoed: records of a tool that declares nothing, in a
+//     session holding the ~14,600 values an x-sensitive call withheld.
+//   - records-fresh: records of a tool that declares nothing, in a fresh
+//     session (they pass byte for byte).
+func BenchmarkEngine1MiB(b *testing.B) {
+	plain := `{"name":"p","description":"d"}`
+	items, recs := benchItems(), records(1<<20)
+	cases := []struct {
+		name string
+		def  string // the tool called
+		// first, when set, is a tool whose output of data is withheld
+		// once before: the session then holds its values.
+		first string
+		data  string
+	}{
+		{"bench-x-sensitive", `{"name":"p","description":"d","outputSchema":` + benchSchema + `}`, "", items},
+		{"bench-echoed", plain, `{"name":"s","description":"d","outputSchema":` + benchSchema + `}`, items},
+		{"records-x-sensitive", `{"name":"p","description":"d","outputSchema":` + recordsSchema + `}`, "", recs},
+		{"records-echoed", plain, `{"name":"s","description":"d","outputSchema":` + recordsSchema + `}`, recs},
+		{"records-fresh", plain, "", recs},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			e := New(&Options{Origin: testOrigin})
+			mustRegister(b, e, c.def)
+			if c.first != "" {
+				mustRegister(b, e, c.first)
+				if res := e.OutputOf("s", Outcome{Kind: Returned, Data: c.data}); res.Err != nil || res.Held == 0 {
+					b.Fatal("nothing withheld", res.Err)
+				}
+			}
+			parse := baseline(func() {
+				if _, err := parseTree(c.data); err != nil {
+					b.Fatal(err)
+				}
+			})
+			b.SetBytes(int64(len(c.data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				res := e.OutputOf("p", Outcome{Kind: Returned, Data: c.data})
+				if res.Err != nil {
+					b.Fatal(res.Err)
+				}
+				e.forgetCall(res.Call)
+			}
+			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(per/1e6, "ms/op")
+			b.ReportMetric(float64(parse.Nanoseconds())/1e6, "parse-ms")
+			b.ReportMetric(per/float64(parse.Nanoseconds()), "x-parse")
+		})
+	}
+}
+
+// BenchmarkTokens shows that splitting a withheld text into tokens costs
+// the same per word at a thousand words as at a hundred thousand.
+func BenchmarkTokens(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			text, _ := manyKeys(n)
+			for b.Loop() {
+				if len(tokens(text)) != n {
+					b.Fatal("wrong count")
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(2*n), "ns/word")
+		})
+	}
+}
+
+// BenchmarkNoReference measures the pass-through test's search for
+// secret_reference (mayHaveReference) over bench.js's 1 MiB output, every
+// secret of which is a run of base64's alphabet that it decodes, and over
+// the records.
+func BenchmarkNoReference(b *testing.B) {
+	for _, c := range []struct{ name, data string }{{"bench", benchItems()}, {"records", records(1 << 20)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.data)))
+			for b.Loop() {
+				if mayHaveReference(c.data, 1) {
+					b.Fatal("a reference found")
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -43,6 +44,31 @@ func appendFoldRune(b []byte, s string, i int) ([]byte, int) {
 	if r == utf8.RuneError && n <= 1 {
 		return b, i + 1 // a byte that is no character has no skeleton
 	}
+	if r < twoByteEnd {
+		// The characters of two bytes, which decoded binary is full of,
+		// are looked up, not decomposed again each time.
+		return append(b, twoByteSkeletons()[r-utf8.RuneSelf]...), i + n
+	}
+	return appendFoldSlow(b, s[i:i+n], r), i + n
+}
+
+// twoByteEnd is the first character UTF-8 writes in three bytes.
+const twoByteEnd = 0x800
+
+// twoByteSkeletons is the skeleton of every character UTF-8 writes in two
+// bytes (U+0080 to U+07FF), made when first needed.
+var twoByteSkeletons = sync.OnceValue(func() []string {
+	t := make([]string, twoByteEnd-utf8.RuneSelf)
+	var buf [32]byte
+	for r := rune(utf8.RuneSelf); r < twoByteEnd; r++ {
+		t[r-utf8.RuneSelf] = string(appendFoldSlow(buf[:0], string(r), r))
+	}
+	return t
+})
+
+// appendFoldSlow appends the skeleton of character r, written ch, to b,
+// from Unicode's tables.
+func appendFoldSlow(b []byte, ch string, r rune) []byte {
 	if r >= hangulFirst && r <= hangulLast {
 		// Hangul syllables decompose by rule, not by table, into the
 		// jamo their NFD form writes.
@@ -52,11 +78,11 @@ func appendFoldRune(b []byte, s string, i int) ([]byte, int) {
 		if t := k % 28; t != 0 {
 			b = utf8.AppendRune(b, 0x11a7+t)
 		}
-		return b, i + n
+		return b
 	}
-	d := norm.NFKD.PropertiesString(s[i : i+n]).Decomposition()
+	d := norm.NFKD.PropertiesString(ch).Decomposition()
 	if d == nil {
-		return appendFoldChar(b, s[i:i+n]), i + n
+		return appendFoldChar(b, ch)
 	}
 	for k := 0; k < len(d); {
 		r, m := utf8.DecodeRune(d[k:])
@@ -69,7 +95,7 @@ func appendFoldRune(b []byte, s string, i int) ([]byte, int) {
 		}
 		k += m
 	}
-	return b, i + n
+	return b
 }
 
 // appendFoldChar appends the skeleton of one decomposed character: the

@@ -24,14 +24,14 @@ const MaxForeignNameBytes = 128
 // them. An empty list says none remains. It reports whether the list
 // changed.
 func (e *Engine) SetForeign(names []string) bool {
-	var list []string
+	list := make([]string, 0, len(names))
 	for _, n := range names {
-		n = cutName(n)
-		if !slices.Contains(list, n) {
-			list = append(list, n)
-		}
+		list = append(list, cutName(n))
 	}
+	// Sorted, then each once: a long list costs its sort, not a search
+	// of the list per name.
 	slices.Sort(list)
+	list = slices.Compact(list)
 	if len(list) > risk.MaxToolNames {
 		list = list[:risk.MaxToolNames]
 	}
@@ -41,7 +41,7 @@ func (e *Engine) SetForeign(names []string) bool {
 	if slices.Equal(list, rs.foreign) {
 		return false
 	}
-	rs.foreign = list
+	rs.foreign = slices.Clone(list) // not the whole input's array
 	return true
 }
 

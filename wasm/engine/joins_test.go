@@ -47,3 +47,26 @@ func TestJoins(t *testing.T) {
 		})
 	}
 }
+
+func TestOrdinaryRecordsPassTheFastPath(t *testing.T) {
+	// An ssn beside a date of birth, in every record, is two strings in
+	// base64's alphabet in a row; what they decode to, joined, names no
+	// secret_reference, so the output passes as it came.
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"p","description":"d"}`)
+	data := records(64 << 10)
+	res := e.OutputOf("p", Outcome{Kind: Returned, Data: data})
+	require.Nil(t, res.Err)
+	assert.True(t, res.Unchanged, "records of a tool that declares nothing, in a fresh session, pass unread")
+	assert.Equal(t, data, res.Agent)
+
+	// The same records with a reference's name in base64 cut into two
+	// lines are read by the view, which withholds the lines.
+	lines := `,"l1":"c2VjcmV0X3Jl","l2":"ZmVyZW5jZQ=="}]}`
+	cut := strings.TrimSuffix(data, "}]}") + lines
+	require.True(t, json.Valid([]byte(cut)))
+	res = e.OutputOf("p", Outcome{Kind: Returned, Data: cut})
+	require.Nil(t, res.Err)
+	assert.False(t, res.Unchanged, "an encoding cut into lines that names secret_reference")
+	assert.NotContains(t, res.Agent, "c2VjcmV0X3Jl")
+}

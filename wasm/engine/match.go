@@ -58,19 +58,8 @@ func (s *scrubber) eachMatchRuns(text string, f func(a, b int) bool) (ok, runs b
 	if stop {
 		return true, runs
 	}
-	for _, set := range s.sets {
-		for _, x := range set.short {
-			for from := 0; from < len(text); {
-				i := strings.Index(text[from:], x)
-				if i < 0 {
-					break
-				}
-				if !g(from+i, from+i+len(x)) {
-					return true, runs
-				}
-				from += i + len(x)
-			}
-		}
+	if !s.eachShort(text, g) {
+		return true, runs
 	}
 	if s.numbers {
 		numbers(text, func(a, b int) bool {
@@ -81,6 +70,52 @@ func (s *scrubber) eachMatchRuns(text string, f func(a, b int) bool) (ok, runs b
 		})
 	}
 	return true, runs
+}
+
+// maxShortScans is how many short values are each looked for with a
+// search of their own; past it, one pass over a text finds them all.
+const maxShortScans = 8
+
+// eachShort calls f with every occurrence of a short value in text, those
+// of one value never overlapping, as a search for each in turn finds them;
+// f returns false to stop, and so does eachShort. Its cost does not grow
+// with the number of short values: past maxShortScans, each byte of text
+// is looked up once for each length a short value has.
+func (s *scrubber) eachShort(text string, f func(a, b int) bool) bool {
+	if s.shortAt == nil {
+		for _, x := range s.short {
+			for from := 0; from < len(text); {
+				i := strings.Index(text[from:], x)
+				if i < 0 {
+					break
+				}
+				if !f(from+i, from+i+len(x)) {
+					return false
+				}
+				from += i + len(x)
+			}
+		}
+		return true
+	}
+	// next[k] is where short value k may next be found, past its last
+	// occurrence: made for the values found, not for every value.
+	var next map[int]int
+	for i := 0; i < len(text); i++ {
+		for n := 1; n < 4 && i+n <= len(text); n++ {
+			k, ok := s.shortAt[text[i:i+n]]
+			if !ok || i < next[k] {
+				continue
+			}
+			if next == nil {
+				next = map[int]int{}
+			}
+			next[k] = i + n
+			if !f(i, i+n) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // scanExact finds the exact needles: the bytes as written, ASCII letters

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -72,8 +73,106 @@ func mentionsAt(str string, extraDepth, depth int) (spans [][2]int, ok bool) {
 // base64 or hex long enough to encode the name, names no
 // secret_reference.
 func mayMention(str string) bool {
-	return hasEscapes(str, false) || indexReference(str, 0) >= 0 || !isASCII(str) && foldedIndex(str, "reference") || mayEncodeMention(str)
+	return hasEscapes(str, false) || indexReference(str, 0) >= 0 || !isASCII(str) && mayFoldToReference(str) && foldedIndex(str, "reference") || mayEncodeMention(str)
 }
+
+// mayFoldToReference is a fast, sound test for foldedIndex(s,
+// "reference"): the skeleton of s has the letters of "reference" (two r,
+// four e, an f, an n and a c), or s has a character of three bytes or more,
+// which it does not count. Decoded binary, which a base64 run of a key
+// decodes to, seldom has them: it is counted, not folded.
+func mayFoldToReference(s string) bool {
+	t := foldTables()
+	var n refCounts
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			n[t.ascii[c]]++
+			i++
+			continue
+		}
+		if c >= 0xc2 && c <= 0xdf && i+1 < len(s) && s[i+1]&0xc0 == 0x80 {
+			// A character of two bytes, decoded by hand.
+			n.add(&t.two[rune(c&0x1f)<<6|rune(s[i+1]&0x3f)-utf8.RuneSelf])
+			i += 2
+			continue
+		}
+		if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size > 1 {
+			return true
+		}
+		i++ // a byte that is no character has no skeleton
+	}
+	return n.all()
+}
+
+// latin1MayFoldToReference is mayFoldToReference for bytes read as
+// ISO 8859-1, each the character of its value, without writing them so.
+func latin1MayFoldToReference(b []byte) bool {
+	t := foldTables()
+	var n refCounts
+	for _, c := range b {
+		if c < utf8.RuneSelf {
+			n[t.ascii[c]]++
+		} else {
+			n.add(&t.two[rune(c)-utf8.RuneSelf])
+		}
+	}
+	return n.all()
+}
+
+// refCounts counts, in a skeleton, the letters "reference" is made of, by
+// their place in refLetters (1 to 5; 0 counts the rest).
+type refCounts [6]int
+
+// refLetters are the letters of "reference", each once, after a place
+// for none.
+const refLetters = "\x00refnc"
+
+// refNeeds is how many of each letter "reference" has.
+var refNeeds = refCounts{0, 2, 4, 1, 1, 1}
+
+// add adds the letters of one character's skeleton.
+func (n *refCounts) add(m *[6]uint8) {
+	for k := 1; k < len(n); k++ {
+		n[k] += int(m[k])
+	}
+}
+
+func (n *refCounts) all() bool {
+	for k := 1; k < len(n); k++ {
+		if n[k] < refNeeds[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// foldTables say, for mayFoldToReference, which letter of "reference"
+// each ASCII byte's skeleton is (its place in refLetters, 0 for none),
+// and how many of each the skeleton of each character of two bytes has;
+// made when first needed.
+var foldTables = sync.OnceValue(func() *struct {
+	ascii [utf8.RuneSelf]uint8
+	two   [twoByteEnd - utf8.RuneSelf][6]uint8
+} {
+	t := new(struct {
+		ascii [utf8.RuneSelf]uint8
+		two   [twoByteEnd - utf8.RuneSelf][6]uint8
+	})
+	for c := range t.ascii {
+		if f := foldASCII[c]; f != 0 {
+			t.ascii[c] = uint8(max(strings.IndexByte(refLetters, f), 0))
+		}
+	}
+	for k, sk := range twoByteSkeletons() {
+		for p := 0; p < len(sk); p++ {
+			if at := strings.IndexByte(refLetters, sk[p]); at > 0 {
+				t.two[k][at]++
+			}
+		}
+	}
+	return t
+})
 
 // isASCII reports whether s is all ASCII, eight bytes at a time.
 func isASCII(s string) bool {

@@ -176,11 +176,15 @@ func eachEncodedMention(str string, extraDepth, depth int, f func(a, b int)) boo
 		// Read in place: mayMention keeps nothing of it.
 		s := unsafe.String(unsafe.SliceData(decoded), len(decoded))
 		found := false
-		if mayMention(s) {
+		may := mayMention(s)
+		if may {
 			spans, ok := mentionsAt(string(decoded), extraDepth, depth+1)
 			found, over = len(spans) > 0, over || !ok
 		}
-		if !found && !utf8.Valid(decoded) {
+		// Read as Latin-1 the bytes have the same escapes, words and runs
+		// of base64 as in UTF-8 (they are ASCII, in the same order): only
+		// their skeleton can differ.
+		if !found && !utf8.Valid(decoded) && (may || latin1MayFoldToReference(decoded)) {
 			// Bytes that are no UTF-8 may be Latin-1 (btoa).
 			latin = appendLatin1(latin[:0], decoded)
 			if s := unsafe.String(unsafe.SliceData(latin), len(latin)); mayMention(s) {
@@ -209,23 +213,26 @@ func appendLatin1(b, latin []byte) []byte {
 // or a code point, a percent sign before hex, a character reference): an
 // escape that may split or write a run.
 func escapeInRun(s string) bool {
-	for i := 1; i+1 < len(s); i++ {
-		c, next := s[i], s[i+1]
-		if b64[s[i-1]] < 0 {
-			continue
-		}
-		switch c {
-		case '\\':
-			if next == '/' || next == 'u' || next == 'U' || next == 'x' {
-				return true
+	// Each lead is looked for on its own (strings.IndexByte reads many
+	// bytes at a time): most texts have none of them.
+	for _, lead := range [...]byte{'\\', '%', '&'} {
+		for i := strings.IndexByte(s, lead); i >= 0; i = indexByteFrom(s, lead, i+1) {
+			if i < 1 || i+1 >= len(s) || b64[s[i-1]] < 0 {
+				continue
 			}
-		case '%':
-			if hexDigit(next) >= 0 {
-				return true
-			}
-		case '&':
-			if next == '#' || isAlnum(next) {
-				return true
+			switch next := s[i+1]; lead {
+			case '\\':
+				if next == '/' || next == 'u' || next == 'U' || next == 'x' {
+					return true
+				}
+			case '%':
+				if hexDigit(next) >= 0 {
+					return true
+				}
+			case '&':
+				if next == '#' || isAlnum(next) {
+					return true
+				}
 			}
 		}
 	}

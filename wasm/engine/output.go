@@ -73,6 +73,9 @@ func (e *Engine) output(c riskCall, o Outcome) (res Result) {
 	// road, as one that may repeat the session's would.
 	active := e.session.isActive() || c.own != nil
 	mayRepeat := func(data string, isJSON bool) bool { return c.own != nil || e.mayRepeat(data, isJSON) }
+	// noMentions: mayHaveReference found that no decoding of the output
+	// names secret_reference.
+	noMentions := false
 	switch o.Kind {
 	case Empty:
 		return Result{Agent: undefinedResult}
@@ -93,12 +96,12 @@ func (e *Engine) output(c riskCall, o Outcome) (res Result) {
 		// judged as that value wherever anything could apply to it (its
 		// schema, a secret_reference, a reserved key, the session's
 		// withheld values).
-		if looksLikeJSON(o.Data) && (t.declaresAny || active || mayHaveReference(o.Data, 1) || mayHaveReserved(o.Data) || mayHaveEncodingLines(o.Data)) {
+		if looksLikeJSON(o.Data) && (t.declaresAny || active || mayHaveReference(o.Data, 1) || mayHaveReserved(o.Data) || mayHaveMentionLines(o.Data)) {
 			if len(o.Data) > e.opts.MaxOutputBytes {
 				return Result{Err: t.failure(fmt.Sprintf("the output is larger than %d bytes", e.opts.MaxOutputBytes))}
 			}
 			if tr, err := parseReadable(o.Data); err == nil && tr.nodes[0].kind >= kArray && e.judgedAsValue(t, tr) {
-				return e.view(t, tr, Outcome{Kind: Returned, Data: o.Data, Call: o.Call}, c.own)
+				return e.view(t, tr, Outcome{Kind: Returned, Data: o.Data, Call: o.Call}, c.own, false)
 			}
 			// Otherwise it is judged as the string it is, whose text may
 			// hold references as JSON (see walker.embedded).
@@ -107,8 +110,13 @@ func (e *Engine) output(c riskCall, o Outcome) (res Result) {
 			return Result{Agent: o.Data, Unchanged: true}
 		}
 	case Returned:
-		if !t.declaresAny && !mayHaveReference(o.Data, 1) && !mayHaveReserved(o.Data) && !mayHaveEncodingLines(o.Data) && (!active || !mayRepeat(o.Data, true)) {
-			return Result{Agent: o.Data, Unchanged: true}
+		if !t.declaresAny {
+			// The test reads every string of the output, and what they
+			// decode to: the view need not search them one by one again.
+			noMentions = !mayHaveReference(o.Data, 1)
+			if noMentions && !mayHaveReserved(o.Data) && !mayHaveMentionLines(o.Data) && (!active || !mayRepeat(o.Data, true)) {
+				return Result{Agent: o.Data, Unchanged: true}
+			}
 		}
 	default:
 		return Result{Err: t.failure("the runtime received an unknown outcome")}
@@ -124,7 +132,7 @@ func (e *Engine) output(c riskCall, o Outcome) (res Result) {
 	if err != nil {
 		return Result{Err: t.failure("the output is not valid JSON")}
 	}
-	r := e.view(t, tr, o, c.own)
+	r := e.view(t, tr, o, c.own, noMentions)
 	if o.Kind == Returned {
 		r.parsed = tr
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
@@ -42,6 +43,11 @@ type scrubber struct {
 	// escapy: a value holds a byte that starts an escape, so decodeAll
 	// cannot stand in for decodings past their bounds.
 	escapy bool
+	// short is every set's short values (shorter than four bytes), each
+	// once; shortAt, made when there are more than a few, finds each by
+	// its bytes so that a text is read once for all of them (eachShort).
+	short   []string
+	shortAt map[string]int
 }
 
 // newScrubber returns a scrubber of the sets given; nil ones are none.
@@ -67,7 +73,18 @@ func newScrubber(sets ...*scrubSet) *scrubber {
 		s.gap = max(s.gap, set.exact.longest+maxEscapeLength, 6*set.skel.longest+maxEscapeLength)
 		for _, x := range set.short {
 			s.plus = s.plus || strings.IndexByte(x, ' ') >= 0
+			if _, dup := s.shortAt[x]; dup {
+				continue
+			}
+			if s.shortAt == nil {
+				s.shortAt = map[string]int{}
+			}
+			s.shortAt[x] = len(s.short)
+			s.short = append(s.short, x)
 		}
+	}
+	if len(s.short) <= maxShortScans {
+		s.shortAt = nil
 	}
 	return s
 }
@@ -123,7 +140,14 @@ func (s *scrubber) eachSpanAt(str string, depth int, f func(a, b int) bool) bool
 		stop = !f(a, b)
 		return !stop
 	}
-	ok, runs := s.eachMatchRuns(str, g)
+	// found keeps what the search of str as it is found: a run inside it
+	// goes already, and need not be decoded (the common echo: a withheld
+	// key, itself a run of base64's alphabet, repeated whole).
+	var found [][2]int
+	ok, runs := s.eachMatchRuns(str, func(a, b int) bool {
+		found = append(found, [2]int{a, b})
+		return g(a, b)
+	})
 	if !ok {
 		return false
 	}
@@ -131,7 +155,7 @@ func (s *scrubber) eachSpanAt(str string, depth int, f func(a, b int) bool) bool
 		return true
 	}
 	encoded := depth < maxBinaryDepth
-	if encoded && runs && !s.eachEncodedMatch(str, depth, g) {
+	if encoded && runs && !s.eachEncodedMatchOutside(str, depth, mergeSpans(found), g) {
 		return false
 	}
 	if stop || !hasEscapes(str, s.plus) {
@@ -170,20 +194,36 @@ func (s *scrubber) eachSpanAt(str string, depth int, f func(a, b int) bool) bool
 // eachEncodedMatch calls f with each run of str that is an encoding
 // (base64, hex) of a text holding a withheld value; the run goes whole.
 func (s *scrubber) eachEncodedMatch(str string, depth int, f func(a, b int) bool) bool {
+	return s.eachEncodedMatchOutside(str, depth, nil, f)
+}
+
+// eachEncodedMatchOutside is eachEncodedMatch for a str of which the
+// spans gone, sorted and apart, are removed already: a run inside one of
+// them is not decoded, as whatever it holds goes with it.
+func (s *scrubber) eachEncodedMatchOutside(str string, depth int, gone [][2]int, f func(a, b int) bool) bool {
 	budget := decodeBudget(str)
 	searched := true
+	var latin []byte
+	found := false
+	stop := func(int, int) bool { found = true; return false }
 	ok := eachEncoded(str, &budget, func(a, b int, decoded []byte) bool {
-		found := false
-		stop := func(int, int) bool { found = true; return false }
-		if !s.eachSpanAt(string(decoded), depth+1, stop) {
+		if within(gone, a, b) {
+			return true
+		}
+		found = false
+		// Read in place: the search keeps nothing of what it reads.
+		if !s.eachSpanAt(unsafe.String(unsafe.SliceData(decoded), len(decoded)), depth+1, stop) {
 			// Past the bounds of searching what it decodes to: the run
 			// might hold one.
 			found = true
 		}
-		if !found && !utf8.Valid(decoded) && !s.eachSpanAt(latin1(decoded), depth+1, stop) {
+		if !found && !utf8.Valid(decoded) {
 			// Bytes that are no UTF-8 may be Latin-1, as JavaScript's
 			// btoa and many older systems write text.
-			found = true
+			latin = appendLatin1(latin[:0], decoded)
+			if !s.eachSpanAt(unsafe.String(unsafe.SliceData(latin), len(latin)), depth+1, stop) {
+				found = true
+			}
 		}
 		if found {
 			searched = f(a, b)
@@ -193,6 +233,13 @@ func (s *scrubber) eachEncodedMatch(str string, depth int, f func(a, b int) bool
 		return true
 	})
 	return ok || !searched
+}
+
+// within reports whether [a, b) lies inside one of spans, which are
+// sorted and apart (mergeSpans).
+func within(spans [][2]int, a, b int) bool {
+	k, _ := slices.BinarySearchFunc(spans, a, func(sp [2]int, a int) int { return cmp.Compare(sp[0], a+1) })
+	return k > 0 && spans[k-1][0] <= a && b <= spans[k-1][1]
 }
 
 // scrub returns str without any withheld value, and whether it changed.
@@ -351,13 +398,4 @@ func (s *scrubber) scrubTree(tr *tree, depth int) string {
 		}
 	}
 	return string(emit(make([]byte, 0, len(tr.src)), 0))
-}
-
-// latin1 reads bytes as ISO 8859-1, each the code point of its value.
-func latin1(b []byte) string {
-	r := make([]rune, len(b))
-	for i, c := range b {
-		r[i] = rune(c)
-	}
-	return string(r)
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -58,14 +57,14 @@ func spotlight(tool, agent string, tr *tree, raw, skip, malicious bool, marker s
 	}
 
 	// A CallToolResult: its items are delimited one by one.
-	var texts []string
+	texts := map[string]struct{}{} // a set: a result may have many members and many items
 	for k := content + 1; k < int(tr.nodes[content].next); k = int(tr.nodes[k].next) {
 		switch {
 		case skip && tr.nodes[k].index == 0, isPlainMedia(tr, k):
 			b = append(append(b, ','), tr.text(k)...)
 		case isPlainText(tr, k):
 			text := tr.str(tr.member(k, "text"))
-			texts = append(texts, text)
+			texts[text] = struct{}{}
 			b = appendWrapped(b, marker, text)
 		default:
 			b = appendWrapped(b, marker, tr.text(k))
@@ -106,7 +105,7 @@ func spotlight(tool, agent string, tr *tree, raw, skip, malicious bool, marker s
 			if key == "structuredContent" {
 				text = tr.text(j)
 			}
-			if !slices.Contains(texts, text) {
+			if _, said := texts[text]; !said {
 				b = appendWrapped(b, marker, text)
 			}
 		}

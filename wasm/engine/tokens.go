@@ -15,6 +15,10 @@ const (
 	minTokened = 24
 )
 
+// fewTokens is how many tokens are de-duplicated by a look at each; past
+// it, through a set.
+const fewTokens = 8
+
 // tokens returns the words of a long withheld text (a paragraph, a .env
 // file, a URL, a line of CSV) that look like what a later output may
 // quote alone: runs of letters, digits and the punctuation keys and
@@ -29,6 +33,10 @@ func tokens(v string) []string {
 		return nil
 	}
 	var out []string
+	// seen keeps the de-duplication linear: a text of tens of thousands
+	// of words is read in one pass, not one per word found. It is made
+	// once there are more than a few: most texts have one or two.
+	var seen map[string]struct{}
 	for _, extra := range []string{"_-.@+~", "_-.@+~/="} {
 		start := -1
 		for i := 0; i <= len(v); i++ {
@@ -43,7 +51,21 @@ func tokens(v string) []string {
 			}
 			w := strings.Trim(v[start:i], ".-_~+/=")
 			start = -1
-			if len(w) >= minToken && len(w) < len(v) && keyLike(w) && !slices.Contains(out, w) {
+			if len(w) < minToken || len(w) >= len(v) || !keyLike(w) {
+				continue
+			}
+			if seen == nil && len(out) >= fewTokens {
+				seen = make(map[string]struct{}, 2*len(out))
+				for _, o := range out {
+					seen[o] = struct{}{}
+				}
+			}
+			if seen == nil {
+				if !slices.Contains(out, w) {
+					out = append(out, w)
+				}
+			} else if _, dup := seen[w]; !dup {
+				seen[w] = struct{}{}
 				out = append(out, w)
 			}
 		}

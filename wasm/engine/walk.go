@@ -68,7 +68,11 @@ type walker struct {
 	local    map[int]*scrubSet
 	mode     mode
 	isResult bool // the output is a CallToolResult
-	target   int  // the node outputSchema describes, or -1
+	// noMentions: the whole output was searched for secret_reference, in
+	// every decoding a string of it gets and one more (mayHaveReference),
+	// and names none: no string's own search could find one.
+	noMentions bool
+	target     int // the node outputSchema describes, or -1
 	// shapes remembers, per schema state, the member names of the last
 	// object walked there and their transitions: an output repeats one
 	// shape thousands of times.
@@ -112,15 +116,16 @@ func (w *walker) transitions(st *sstate, i int) []transition {
 
 // view makes the agent view of output tr of tool t. own, when not nil,
 // holds values the page withholds from this call's output alone (Scrub):
-// they are removed as the session's values are.
-func (e *Engine) view(t *tool, tr *tree, o Outcome, own *scrubSet) Result {
+// they are removed as the session's values are. noMentions says that
+// mayHaveReference(tr.src, 1) is false.
+func (e *Engine) view(t *tool, tr *tree, o Outcome, own *scrubSet, noMentions bool) Result {
 	// What the view withholds joins the session's set as it goes, and
 	// what it keeps is scrubbed of all the set holds.
 	e.session.mu.Lock()
 	defer e.session.mu.Unlock()
 	defer e.session.settle()
 	e.session.nextView()
-	w := &walker{e: e, t: t, call: o.Call, tr: tr, act: make([]action, len(tr.nodes)), set: &e.session.set, own: own, target: 0}
+	w := &walker{e: e, t: t, call: o.Call, tr: tr, act: make([]action, len(tr.nodes)), set: &e.session.set, own: own, target: 0, noMentions: noMentions}
 	sessionHeld := !e.session.set.empty() || !own.empty()
 	if e.session.full {
 		// Nothing it withholds could be recognised again: it keeps its
@@ -418,7 +423,7 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 			w.walk(j, trans[k].st, trans[k].declared)
 		}
 	case kString:
-		if mayMention(tr.str(i)) {
+		if !w.noMentions && mayMention(tr.str(i)) {
 			w.embedded(i, w.mentionUnit(i))
 		}
 	case kArray:
