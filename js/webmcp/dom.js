@@ -1,0 +1,67 @@
+// The page as the runtime reads it: the getters and methods of the DOM's
+// prototypes, taken when the script starts and called on the object
+// they read. Markup shadows names: <img name="head"> is document.head,
+// <form id="veil"> is globalThis.veil, <input name="getAttribute"> is
+// that form's getAttribute. No name the runtime looks up on document, on
+// a form or on the global object is one an element can take, and a
+// global the runtime may have defined is found with Object.hasOwn, which
+// a named element (never an own property of the window) does not pass.
+// js/reads.go lists every name this covers; the browser suite plants an
+// element by each.
+
+const { call } = Function.prototype;
+/** f, as a function of its receiver and its arguments. */
+const fn = (f) => call.bind(f);
+const get = (proto, key) => fn(/** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(proto, key)).get);
+const D = Document.prototype;
+const E = Element.prototype;
+const N = Node.prototype;
+
+export const currentScript = get(D, 'currentScript');
+export const head = get(D, 'head');
+export const body = get(D, 'body');
+export const root = get(D, 'documentElement');
+export const readyState = get(D, 'readyState');
+export const baseURI = get(N, 'baseURI');
+export const docURL = get(D, 'URL');
+export const defaultView = get(D, 'defaultView');
+export const hidden = get(D, 'hidden');
+/** @type {(doc: Document, tag: string) => any} */
+export const create = fn(D.createElement);
+export const nodeType = get(N, 'nodeType');
+export const connected = get(N, 'isConnected');
+export const ownerDocument = get(N, 'ownerDocument');
+/** @type {(parent: Node, child: Node) => Node} */
+export const append = fn(N.appendChild);
+export const localName = get(E, 'localName');
+export const shadowRoot = get(E, 'shadowRoot');
+/** @type {(el: any, name: string) => string | null} */
+export const attr = fn(E.getAttribute);
+/** @type {(el: any, name: string) => boolean} */
+export const hasAttr = fn(E.hasAttribute);
+/** @type {(el: any, name: string, value: string) => void} */
+export const setAttr = fn(E.setAttribute);
+/** @type {(el: any, name: string) => void} */
+export const removeAttr = fn(E.removeAttribute);
+/** @type {(el: any, selectors: string) => boolean} */
+export const matches = fn(E.matches);
+/** @type {(target: EventTarget, type: string, listener: any, options?: any) => void} */
+export const on = fn(EventTarget.prototype.addEventListener);
+
+/** The same method of Document, DocumentFragment (a shadow root) and Element, each called on its own kind of node. */
+const perKind = (key) => {
+  const [d, f, e] = [D, DocumentFragment.prototype, E].map((p) => fn(p[key]));
+  return (node, ...args) => {
+    const t = nodeType(node);
+    return (t === 9 ? d : t === 11 ? f : e)(node, ...args);
+  };
+};
+/** @type {(node: Node, selectors: string) => Element | null} */
+export const query = perKind('querySelector');
+/** @type {(node: Node, selectors: string) => NodeListOf<any>} */
+export const queryAll = perKind('querySelectorAll');
+
+/** own reads the global object's own property key: what the page or the runtime defined, never a named element. */
+export const own = (key) => (Object.hasOwn(globalThis, key) ? globalThis[key] : undefined);
+/** define makes key the global object's own property, as an interface object is: what a named element stood for is shadowed. */
+export const define = (key, value) => (Object.defineProperty(globalThis, key, { value, writable: true, configurable: true }), value);
