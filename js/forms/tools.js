@@ -14,12 +14,29 @@ import { cancelUnsubmitted, execute } from './calls.js';
  * @property {AbortController} controller  aborting unregisters it
  */
 
+const { get: actionOf } = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, 'action'));
+const { get: methodOf } = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, 'method'));
+/**
+ * outward says whether a form's submission goes to another origin, read
+ * with HTMLFormElement's own getters (a control named action is the
+ * form's action property): an action that is no URL of this origin is.
+ * @param {HTMLFormElement} form
+ */
+const outward = (form) => {
+  try {
+    return methodOf?.call(form) !== 'dialog' && new URL(actionOf?.call(form)).origin !== location.origin;
+  } catch {
+    return true;
+  }
+};
+
 /**
  * tools returns the handle webmcp.js calls: seen(form) when a form has a
  * toolname, removed() when nodes left the document or a shadow root.
- * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>, cancelled: (name: string) => void}} runtime
+ * vouched(form) says whether the page vouched for the form (veil.vouch).
+ * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>, cancelled: (name: string) => void, vouched: (form: Element) => boolean}} runtime
  */
-export const tools = ({ prepare, submit, veil, withhold, cancelled }) => {
+export const tools = ({ prepare, submit, veil, withhold, cancelled, vouched }) => {
   /** @type {Map<HTMLFormElement, {tool: Tool|null, observer: {disconnect: () => void}}>} */
   const forms = new Map();
 
@@ -61,7 +78,7 @@ export const tools = ({ prepare, submit, veil, withhold, cancelled }) => {
     let tool = null;
     let error = null;
     try {
-      tool = definition(form);
+      tool = definition(form, vouched(form), outward(form));
     } catch (e) {
       error = e;
     }
