@@ -22,5 +22,5 @@ var PageReads = []string{
 	"permissionsPolicy", "featurePolicy", "modelContext",
 	// An element's, a form's among them.
 	"getAttribute", "hasAttribute", "setAttribute", "removeAttribute", "matches", "localName", "nodeType",
-	"shadowRoot", "isConnected", "ownerDocument",
+	"shadowRoot", "isConnected", "ownerDocument", "getRootNode", "action", "method",
 }

@@ -5,6 +5,7 @@
 import { WATCHED, TOOL_NAME } from './attributes.js';
 import { definition } from './definition.js';
 import { cancelUnsubmitted, execute } from './calls.js';
+import { attr, hasAttr, query, connected, rootNode } from '../webmcp/dom.js';
 
 /**
  * @typedef {object} Tool   a form's tool as it is registered
@@ -49,7 +50,7 @@ export const tools = ({ prepare, submit, veil, withhold, cancelled, vouched }) =
    * @param {MutationRecord} r
    */
   const joins = (form, r) => {
-    const has = (n) => n instanceof Element && (n.hasAttribute('form') || n.querySelector('[form]') !== null);
+    const has = (n) => n instanceof Element && (hasAttr(n, 'form') || query(n, '[form]') !== null);
     if (r.type === 'attributes') return r.attributeName === 'form' || r.target === form || has(r.target);
     return [...r.addedNodes, ...r.removedNodes].some(has);
   };
@@ -95,12 +96,12 @@ export const tools = ({ prepare, submit, veil, withhold, cancelled, vouched }) =
       state.tool.controller.abort();
       state.tool = null;
     }
-    if (!form.isConnected) {
+    if (!connected(form)) {
       state.observer.disconnect();
       forms.delete(form);
       return;
     }
-    const name = form.getAttribute('data-veil-toolname') ?? '';
+    const name = attr(form, 'data-veil-toolname') ?? '';
     const controller = new AbortController();
     const { autosubmit = false, ...def } = tool ?? {};
     const registered = (state.tool = { key, name, autosubmit, controller });
@@ -126,7 +127,7 @@ export const tools = ({ prepare, submit, veil, withhold, cancelled, vouched }) =
         // A control elsewhere in the form's tree that joins it by its form
         // attribute is one of its controls (form.elements) too.
         const outside = new MutationObserver((records) => records.some((r) => joins(form, r)) && sync(form));
-        const root = form.getRootNode();
+        const root = rootNode(form);
         if (root !== form) outside.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['id', ...WATCHED] });
         const observer = { disconnect: () => (own.disconnect(), outside.disconnect()) };
         forms.set(form, { tool: null, observer });
@@ -134,7 +135,7 @@ export const tools = ({ prepare, submit, veil, withhold, cancelled, vouched }) =
       sync(form);
     },
     removed() {
-      for (const form of [...forms.keys()]) if (!form.isConnected) sync(form);
+      for (const form of [...forms.keys()]) if (!connected(form)) sync(form);
     },
   };
 };
