@@ -6,12 +6,13 @@ import { currentScript, head, baseURI, query, attr } from './dom.js';
 /** The script tag, taken before anything else runs: a bundle's first statements still see it. */
 export const script = /** @type {HTMLScriptElement|null} */ (currentScript(document));
 // The folder of the runtime's other files: the one <meta name="veil-base">
-// in the head names, else this script's own. A module or a bundle has no
+// among the head's children names (not one inside another element there,
+// which a page's content can be), else this script's own. A module or a bundle has no
 // current script, and without the meta looks in the page's own folder; an
 // error that a file did not load names the URL it tried. The folder is
 // on the page's origin, or there is none: what loads from it runs in the
 // page.
-const META = 'meta[name="veil-base"]';
+const META = ':scope > meta[name="veil-base"]';
 const h = head(document);
 const metaEl = h && query(h, META);
 export const meta = metaEl ? attr(metaEl, 'content')?.trim() : undefined;
