@@ -44,6 +44,7 @@ export const WATCHED = [
   'data-veil-toolname', 'tooldescription', 'toolsensitive', 'tooloutputschema', 'toolparamdescription', 'toolparamtitle',
   'toolautosubmit', ...Object.keys(HINTS), CONFIRMATION,
   'name', 'type', 'required', 'min', 'max', 'step', 'pattern', 'multiple', 'disabled', 'readonly', 'value', 'label', 'form', 'autocomplete',
+  'action', 'method', 'formaction', 'formmethod',
 ];
 
 /** A tool name as the draft allows it: what may name a form in the console. */

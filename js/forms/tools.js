@@ -5,7 +5,7 @@
 import { WATCHED, TOOL_NAME } from './attributes.js';
 import { definition } from './definition.js';
 import { cancelUnsubmitted, execute } from './calls.js';
-import { attr, hasAttr, query, connected, rootNode } from '../webmcp/dom.js';
+import { attr, hasAttr, query, connected, rootNode, localName } from '../webmcp/dom.js';
 
 /**
  * @typedef {object} Tool   a form's tool as it is registered
@@ -15,17 +15,36 @@ import { attr, hasAttr, query, connected, rootNode } from '../webmcp/dom.js';
  * @property {AbortController} controller  aborting unregisters it
  */
 
-const { get: actionOf } = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, 'action'));
-const { get: methodOf } = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, 'method'));
+const getter = (proto, key) => /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(proto, key)).get;
+const actionOf = getter(HTMLFormElement.prototype, 'action');
+const methodOf = getter(HTMLFormElement.prototype, 'method');
+const elementsOf = getter(HTMLFormElement.prototype, 'elements');
+/** A submit button's own formAction and formMethod, and its type, by its element's prototype. */
+const submitter = {
+  button: [getter(HTMLButtonElement.prototype, 'type'), getter(HTMLButtonElement.prototype, 'formAction'), getter(HTMLButtonElement.prototype, 'formMethod')],
+  input: [getter(HTMLInputElement.prototype, 'type'), getter(HTMLInputElement.prototype, 'formAction'), getter(HTMLInputElement.prototype, 'formMethod')],
+};
+/** away says whether a submission with this action and method goes to another origin. */
+const away = (action, method) => method !== 'dialog' && new URL(action).origin !== location.origin;
 /**
  * outward says whether a form's submission goes to another origin, read
- * with HTMLFormElement's own getters (a control named action is the
- * form's action property): an action that is no URL of this origin is.
+ * with the DOM's own getters (a control named action is the form's
+ * action property): an action that is no URL of this origin is, and so
+ * is a submit button's formaction, whichever button of the form it is.
+ * A button joins a form from anywhere in the document by its form
+ * attribute, and the first becomes the form's default button, which a
+ * call submits with: markup the page shows must not send the page's form
+ * elsewhere unseen.
  * @param {HTMLFormElement} form
  */
 const outward = (form) => {
   try {
-    return methodOf?.call(form) !== 'dialog' && new URL(actionOf?.call(form)).origin !== location.origin;
+    if (away(actionOf.call(form), methodOf.call(form))) return true;
+    for (const el of Array.from(elementsOf.call(form))) {
+      const g = submitter[localName(el)];
+      if (g && g[0].call(el) === 'submit' && hasAttr(el, 'formaction') && away(g[1].call(el), g[2].call(el))) return true;
+    }
+    return false;
   } catch {
     return true;
   }

@@ -12,6 +12,17 @@ export const script = /** @type {HTMLScriptElement|null} */ (currentScript(docum
 // error that a file did not load names the URL it tried. The folder is
 // on the page's origin, or there is none: what loads from it runs in the
 // page.
+/**
+ * pageURL is what relative folders and redeemUrls resolve against: the
+ * page's own URL, never a <base> element's, which markup the page shows
+ * can plant (the first <base> in the document sets its base URL, wherever
+ * it is). A srcdoc or about:blank document has no URL of its own to
+ * resolve against and takes its base URL, its parent's.
+ */
+const pageURL = () => {
+  const u = docURL(document);
+  return /^https?:/i.test(u) ? u : baseURI(document);
+};
 const META = ':scope > meta[name="veil-base"]';
 const h = head(document);
 const metaEl = h && query(h, META);
@@ -27,10 +38,14 @@ let refused = '';
  */
 export const start = () => {
   let from = script?.src ? 'beside webmcp.js' : "in the page's folder";
-  let u = new URL('.', script?.src || baseURI(document));
+  /** @type {URL|null} */
+  let u = null;
+  try {
+    u = new URL('.', script?.src || pageURL());
+  } catch {}
   if (meta)
     try {
-      u = new URL(meta, baseURI(document));
+      u = new URL(meta, pageURL());
       if (!u.pathname.endsWith('/')) u.pathname += '/';
       from = 'in the folder <meta name="veil-base"> names';
     } catch {
@@ -38,8 +53,8 @@ export const start = () => {
     }
   // The document's origin (a srcdoc or about:blank frame has its
   // parent's), or its URL's (a sandboxed document's is opaque).
-  if (u.origin !== 'null' && [origin, new URL(docURL(document)).origin].includes(u.origin)) base = u.href;
-  else console.error(`veil: the runtime's files are looked for ${from}, ${(refused = u.href)}, which is not on the page's origin (${origin}): nothing loads from there, so no tool call runs`);
+  if (u && u.origin !== 'null' && [origin, new URL(docURL(document)).origin].includes(u.origin)) base = u.href;
+  else console.error(`veil: the runtime's files are looked for ${from}, ${(refused = u?.href ?? 'which is no URL')}, which is not on the page's origin (${origin}): nothing loads from there, so no tool call runs`);
 };
 /** here is the URL of the runtime's file called name; it throws when the folder was refused. */
 export const here = (name) => {
@@ -67,7 +82,7 @@ const redeemPath = script?.dataset.veilRedeemPath;
  */
 export const initHeader = () => ({
   origin: location.origin,
-  baseURL: baseURI(document),
+  baseURL: pageURL(),
   holdTTLms: holdTTL > 0 ? holdTTL * 1000 : undefined,
   maxScrubNeedles: scrubLimit > 0 ? Math.floor(scrubLimit) : undefined,
   redeemPath: redeemPath || undefined,

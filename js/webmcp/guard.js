@@ -4,7 +4,7 @@
 // tool of the runtime's own (veil-forms.js); see foreign.js.
 
 import { load } from './config.js';
-import { attr, hasAttr, setAttr, removeAttr, localName, nodeType, matches, queryAll, shadowRoot, on, ownerDocument, defaultView, readyState, docURL, connected } from './dom.js';
+import { attr, hasAttr, setAttr, removeAttr, localName, nodeType, matches, queryAll, shadowRoot, on, ownerDocument, defaultView, readyState, docURL, connected, rootNode } from './dom.js';
 import { prepare, submit } from './registry.js';
 import { withhold } from './run.js';
 import { ns } from './veil.js';
@@ -53,6 +53,21 @@ export const vouch = (form) => {
     ok = nodeType(form) === 1 && localName(form) === 'form';
   } catch {}
   if (!ok) throw new TypeError('veil.vouch: the argument is not a form element');
+  // A form found by its id, name or tool name may be one content the
+  // page shows planted under the same name: getElementById gives the
+  // first. Such a form is not vouched for, whichever one the page holds.
+  const root = rootNode(form);
+  const tool = (f) => attr(f, 'toolname') ?? attr(f, 'data-veil-toolname');
+  const twins = [
+    ['id', (el) => attr(el, 'id'), queryAll(root, '[id]')],
+    ['name', (el) => attr(el, 'name'), queryAll(root, 'form[name]')],
+    ['tool name', tool, queryAll(root, 'form[toolname],form[data-veil-toolname]')],
+  ];
+  for (const [what, of, all] of twins) {
+    const v = of(form);
+    if (v && Array.prototype.some.call(all, (el) => el !== form && of(el) === v))
+      throw new TypeError(`veil.vouch: another ${what === 'id' ? 'element' : 'form'} has this form's ${what}, so it may not be the form the page meant; give the page's form a unique ${what}, or vouch for a form its script created`);
+  }
   vouched.add(form);
   if (named.has(form)) loadingForms?.then(() => formTools?.seen(form));
 };
