@@ -204,18 +204,23 @@ func TestFormsPlantedCannotLowerRisk(t *testing.T) {
 			tests := []struct {
 				name        string
 				annotations map[string]any
-				meta        any
+				meta        any // always none
 				asked       bool
 			}{
-				// Only what adds caution is read, and its action sends out.
-				{"planted_send", map[string]any{"openWorldHint": true}, nil, true},
+				// Only what adds caution is read: none of its claims, and
+				// its action on another origin sends out in any case.
+				{"planted_send", nil, nil, true},
 				{"search_notes", map[string]any{"readOnlyHint": true, "openWorldHint": false}, nil, false},
-				{"share_notes", map[string]any{"openWorldHint": true}, nil, true},
+				{"share_notes", nil, nil, true},
 			}
 			for _, tt := range tests {
 				tool := eval[map[string]any](tb, `forms.tool(`+js(tt.name)+`)`)
-				assert.Equal(t, tt.annotations, tool["annotations"], tt.name)
-				assert.Equal(t, tt.meta, tool["_meta"], tt.name)
+				if tt.annotations == nil {
+					assert.Empty(t, tool["annotations"], "%s: MCP's defaults, open-world and not read-only", tt.name)
+				} else {
+					assert.Equal(t, tt.annotations, tool["annotations"], tt.name)
+				}
+				assert.Nil(t, tool["_meta"], tt.name)
 				before := len(eval[[]string](tb, `asked`))
 				view := agentCall(tb, "document.modelContext.executeTool", tt.name, `{"q":"x"}`)
 				asked := eval[[]string](tb, `asked`)[before:]

@@ -113,8 +113,8 @@ export const schemaOf = (form) => {
  * Unless the page vouched for the form, a risk attribute counts only
  * where it adds caution (CAUTIOUS), and toolrequiresconfirmation only
  * when it asks for confirmation. A form whose submission goes to another
- * origin (outward) sends its input out: it is openWorldHint, and not
- * readOnlyHint, whatever its attributes say.
+ * origin (outward) sends its input out: its openWorldHint="false" and
+ * readOnlyHint are not read, whatever vouches for them.
  * @param {HTMLFormElement} form
  * @param {boolean} [vouched]  the page vouched for the form (veil.vouch)
  * @param {boolean} [outward]  its submission goes to another origin
@@ -132,8 +132,11 @@ export const definition = (form, vouched = false, outward = false) => {
     const v = flag(form, name, attribute);
     if (v !== undefined && (vouched || v === CAUTIOUS[hint])) annotations[hint] = v;
   }
+  // MCP's defaults then hold: open-world, not read-only. (Stated
+  // openWorldHint: true would also spotlight the answer, which is the
+  // page's own.)
   if (outward) {
-    annotations.openWorldHint = true;
+    if (annotations.openWorldHint === false) delete annotations.openWorldHint;
     if (annotations.readOnlyHint) delete annotations.readOnlyHint;
   }
   let confirmation = flag(form, name, CONFIRMATION);
