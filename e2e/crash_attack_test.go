@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,6 +92,45 @@ func TestEngineLostKeepsResolveFlag(t *testing.T) {
 	assert.Equal(t, true, got["before"], "veil.trust has the flag the engine set while deciding the aborted call")
 	assert.Equal(t, true, got["flagged"], "the new engine resumed the flagged session: execute hears maliciousActivityHint")
 	assert.Equal(t, true, got["after"])
+}
+
+// TestEngineLostAfterAbortedOutputStillWithholds (issue 30, item 5): the
+// agent aborts a sensitive tool's call the moment its output op is on its
+// way to the engine, which withholds the value and says its scrub set
+// holds something; the caller is gone, but the page keeps that word. The
+// engine is then lost: the next one withholds every output whole, so a
+// later tool that echoes the value gives the agent nothing of it.
+//
+// Worker mode only, as TestEngineLostKeepsResolveFlag.
+func TestEngineLostAfterAbortedOutputStillWithholds(t *testing.T) {
+	tb := crashPage(t, "worker")
+	got := eval[map[string]any](tb, `(async () => {
+		const tick = () => new Promise((r) => setTimeout(r, 5));
+		const mc = document.modelContext;
+		await mc.registerTool({name: "mint", description: "Makes a key", annotations: {sensitiveHint: true},
+			execute: () => (window.minted = "sk-live-" + crypto.randomUUID())});
+		await mc.registerTool({name: "echo", description: "Says the last key", annotations: {readOnlyHint: true},
+			execute: () => "the key is " + window.minted});
+		const tool = (await mc.getTools()).find((t) => t.name === "mint");
+		const agent = new AbortController();
+		faults.onpost = (m) => m?.op === "output" && (faults.onpost = null, agent.abort());
+		const call = await mc.executeTool(tool, {}, {signal: agent.signal}).then((v) => ({ok: true, v}), (e) => ({ok: false, name: e.name}));
+		// The output op's reply has come back: the next op is answered after it.
+		await veil.decisions();
+		faults.terminate();
+		while (!crash.lost.length) await tick();
+		const echo = await e2e.execute("document", "echo", {});
+		return {call, echo: echo.value, minted: window.minted, engines: faults.engines};
+	})()`)
+	require.Equal(t, false, got["call"].(map[string]any)["ok"], "the agent aborted the call: %v", got["call"])
+	require.EqualValues(t, 2, got["engines"], "the echo ran on a new engine")
+	minted, _ := got["minted"].(string)
+	require.True(t, strings.HasPrefix(minted, "sk-live-"), "the key was made: %v", got)
+	assert.NotContains(t, got["echo"], minted, "the new engine passed the withheld key on")
+	assert.Contains(t, got["echo"], "withheld", "the new engine withholds the output whole")
+	for _, m := range tb.consoleTexts() {
+		assert.NotContains(t, m, minted, "a console line carries the key")
+	}
 }
 
 // TestEngineLostWhileRestarting: the engine started after a loss is lost

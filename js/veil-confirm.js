@@ -133,10 +133,21 @@ button:focus-visible { outline: 3px solid #0b57d0; outline-offset: 2px; }
 @media (prefers-reduced-motion: no-preference) { .toast { transition: opacity .3s; } }
 `;
 
+// The document as markup cannot shadow it: <img name="body"> is
+// document.body, <form name="createElement"> document.createElement.
+const D = Document.prototype;
+const bodyOf = Object.getOwnPropertyDescriptor(D, 'body').get;
+const rootOf = Object.getOwnPropertyDescriptor(D, 'documentElement').get;
+const activeOf = Object.getOwnPropertyDescriptor(D, 'activeElement').get;
+const createElement = D.createElement;
+const create = (tag) => createElement.call(document, tag);
+/** The runtime's namespace, its own property of the window: an element named veil is not it. */
+const veil = () => (Object.hasOwn(globalThis, 'veil') ? globalThis.veil : undefined);
+
 let sheet;
 /** host makes a shadow root on the page for one dialog or notice. */
 const host = () => {
-  const el = document.createElement('veil-confirm');
+  const el = create('veil-confirm');
   const root = el.attachShadow({ mode: 'open' });
   try {
     if (!sheet) {
@@ -145,17 +156,17 @@ const host = () => {
     }
     root.adoptedStyleSheets = [sheet];
   } catch {
-    const style = document.createElement('style');
+    const style = create('style');
     style.textContent = css;
     root.append(style);
   }
-  (document.body ?? document.documentElement).append(el);
+  (bodyOf.call(document) ?? rootOf.call(document)).append(el);
   return { el, root };
 };
 
 /** make creates an element with properties and children. */
 const make = (tag, props = {}, ...children) => {
-  const e = Object.assign(document.createElement(tag), props);
+  const e = Object.assign(create(tag), props);
   e.append(...children);
   return e;
 };
@@ -173,7 +184,7 @@ export const confirm = (request) =>
     if (request.signal?.aborted) return resolve(false);
     const id = `veil-confirm-${++seq}`;
     const { el, root } = host();
-    const before = document.activeElement;
+    const before = activeOf.call(document);
     const dialog = make('dialog', { className: 'veil-confirm' });
     dialog.setAttribute('aria-labelledby', `${id}-h`);
     dialog.setAttribute('aria-describedby', `${id}-d`);
@@ -208,7 +219,7 @@ export const confirm = (request) =>
     const close = () => dialog.open && dialog.close();
     no.addEventListener('click', close);
     none?.addEventListener('click', () => {
-      globalThis.veil?.declinePending();
+      veil()?.declinePending();
       close();
     });
     yes.addEventListener('click', (e) => {

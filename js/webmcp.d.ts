@@ -734,6 +734,13 @@ declare global {
     decisions(): Promise<readonly VeilDecision[]>;
     /** Declines every call waiting to be put to the user, and returns how many. */
     declinePending(): number;
+    /**
+     * Takes the page's word for a form tool's risk attributes: without it,
+     * one that lowers caution (toolreadonlyhint, toolopenworldhint="false",
+     * ...) is not read, since markup the page shows can write it. Throws a
+     * TypeError for anything but a form element.
+     */
+    vouch(form: HTMLFormElement): void;
 
     // Only the namespace's own events: a name it never fires is a type error.
     addEventListener<K extends keyof VeilEventMap>(

@@ -19,6 +19,23 @@ export const HINTS = {
   toolconsequentialhint: 'consequentialHint',
 };
 
+/**
+ * The value of each hint that adds caution: all a form the page has not
+ * vouched for can say (veil.vouch). Planted markup writes its form's
+ * attributes, so it may declare itself riskier, never safer: read-only,
+ * idempotent (a call then tried twice), closed-world, with trusted
+ * output, not destructive or not consequential are claims only the page
+ * makes.
+ */
+export const CAUTIOUS = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+  untrustedContentHint: true,
+  consequentialHint: true,
+};
+
 /** The attribute of a form that says whether its calls need the user's confirmation: _meta's mcp.dev/requiresConfirmation. */
 export const CONFIRMATION = 'toolrequiresconfirmation';
 
@@ -27,6 +44,7 @@ export const WATCHED = [
   'data-veil-toolname', 'tooldescription', 'toolsensitive', 'tooloutputschema', 'toolparamdescription', 'toolparamtitle',
   'toolautosubmit', ...Object.keys(HINTS), CONFIRMATION,
   'name', 'type', 'required', 'min', 'max', 'step', 'pattern', 'multiple', 'disabled', 'readonly', 'value', 'label', 'form', 'autocomplete',
+  'action', 'method', 'formaction', 'formmethod',
 ];
 
 /** A tool name as the draft allows it: what may name a form in the console. */

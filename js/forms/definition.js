@@ -1,7 +1,7 @@
 // A form's tool as it declares it now: its name, description, input
 // schema derived from its controls, output schema, annotations and _meta.
 
-import { HINTS, CONFIRMATION, flag, numberAttr, asks } from './attributes.js';
+import { HINTS, CAUTIOUS, CONFIRMATION, flag, numberAttr, asks } from './attributes.js';
 import { fillable } from './controls.js';
 
 /** What an agent's string must look like, for the input types that have a format. */
@@ -110,9 +110,16 @@ export const schemaOf = (form) => {
  * toolrequiresconfirmation. It throws a TypeError for a risk attribute
  * with another value than those flag reads, and for a tooloutputschema
  * that is not JSON.
+ * Unless the page vouched for the form, a risk attribute counts only
+ * where it adds caution (CAUTIOUS), and toolrequiresconfirmation only
+ * when it asks for confirmation. A form whose submission goes to another
+ * origin (outward) sends its input out: its openWorldHint="false" and
+ * readOnlyHint are not read, whatever vouches for them.
  * @param {HTMLFormElement} form
+ * @param {boolean} [vouched]  the page vouched for the form (veil.vouch)
+ * @param {boolean} [outward]  its submission goes to another origin
  */
-export const definition = (form) => {
+export const definition = (form, vouched = false, outward = false) => {
   const name = form.getAttribute('data-veil-toolname');
   if (name === null || !form.isConnected) return null;
   const autosubmit = form.hasAttribute('toolautosubmit');
@@ -123,9 +130,17 @@ export const definition = (form) => {
   if (form.hasAttribute('toolsensitive')) annotations.sensitiveHint = true;
   for (const [attribute, hint] of Object.entries(HINTS)) {
     const v = flag(form, name, attribute);
-    if (v !== undefined) annotations[hint] = v;
+    if (v !== undefined && (vouched || v === CAUTIOUS[hint])) annotations[hint] = v;
   }
-  const confirmation = flag(form, name, CONFIRMATION);
+  // MCP's defaults then hold: open-world, not read-only. (Stated
+  // openWorldHint: true would also spotlight the answer, which is the
+  // page's own.)
+  if (outward) {
+    if (annotations.openWorldHint === false) delete annotations.openWorldHint;
+    if (annotations.readOnlyHint) delete annotations.readOnlyHint;
+  }
+  let confirmation = flag(form, name, CONFIRMATION);
+  if (confirmation === false && !vouched) confirmation = undefined;
   if (confirmation !== undefined) tool._meta = { 'mcp.dev/requiresConfirmation': confirmation };
   else if (autosubmit && annotations.consequentialHint === undefined && [...form.elements].some(asks)) annotations.consequentialHint = true;
   if (Object.keys(annotations).length) tool.annotations = annotations;

@@ -34,7 +34,9 @@ import { tools } from './tools.js';
  * the values the answer of a call of tool name must not give the agent,
  * and rejects when the engine did not take them; cancelled(name) fires
  * toolcancel for a call the form's going cancelled.
- * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>, cancelled: (name: string) => void}} runtime
+ * vouched(form) says whether the page vouched for the form (veil.vouch):
+ * only then do its risk attributes lower caution.
+ * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>, cancelled: (name: string) => void, vouched: (form: Element) => boolean}} runtime
  */
 export const start = (runtime) => {
   const handle = tools(runtime);

@@ -5,6 +5,7 @@
 import { WATCHED, TOOL_NAME } from './attributes.js';
 import { definition } from './definition.js';
 import { cancelUnsubmitted, execute } from './calls.js';
+import { attr, hasAttr, query, connected, rootNode, localName } from '../webmcp/dom.js';
 
 /**
  * @typedef {object} Tool   a form's tool as it is registered
@@ -14,12 +15,48 @@ import { cancelUnsubmitted, execute } from './calls.js';
  * @property {AbortController} controller  aborting unregisters it
  */
 
+const getter = (proto, key) => /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(proto, key)).get;
+const actionOf = getter(HTMLFormElement.prototype, 'action');
+const methodOf = getter(HTMLFormElement.prototype, 'method');
+const elementsOf = getter(HTMLFormElement.prototype, 'elements');
+/** A submit button's own formAction and formMethod, and its type, by its element's prototype. */
+const submitter = {
+  button: [getter(HTMLButtonElement.prototype, 'type'), getter(HTMLButtonElement.prototype, 'formAction'), getter(HTMLButtonElement.prototype, 'formMethod')],
+  input: [getter(HTMLInputElement.prototype, 'type'), getter(HTMLInputElement.prototype, 'formAction'), getter(HTMLInputElement.prototype, 'formMethod')],
+};
+/** away says whether a submission with this action and method goes to another origin. */
+const away = (action, method) => method !== 'dialog' && new URL(action).origin !== location.origin;
+/**
+ * outward says whether a form's submission goes to another origin, read
+ * with the DOM's own getters (a control named action is the form's
+ * action property): an action that is no URL of this origin is, and so
+ * is a submit button's formaction, whichever button of the form it is.
+ * A button joins a form from anywhere in the document by its form
+ * attribute, and the first becomes the form's default button, which a
+ * call submits with: markup the page shows must not send the page's form
+ * elsewhere unseen.
+ * @param {HTMLFormElement} form
+ */
+const outward = (form) => {
+  try {
+    if (away(actionOf.call(form), methodOf.call(form))) return true;
+    for (const el of Array.from(elementsOf.call(form))) {
+      const g = submitter[localName(el)];
+      if (g && g[0].call(el) === 'submit' && hasAttr(el, 'formaction') && away(g[1].call(el), g[2].call(el))) return true;
+    }
+    return false;
+  } catch {
+    return true;
+  }
+};
+
 /**
  * tools returns the handle webmcp.js calls: seen(form) when a form has a
  * toolname, removed() when nodes left the document or a shadow root.
- * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>, cancelled: (name: string) => void}} runtime
+ * vouched(form) says whether the page vouched for the form (veil.vouch).
+ * @param {{prepare: Function, submit: Function, veil: EventTarget, withhold: (name: string, values: string[]) => Promise<void>, cancelled: (name: string) => void, vouched: (form: Element) => boolean}} runtime
  */
-export const tools = ({ prepare, submit, veil, withhold, cancelled }) => {
+export const tools = ({ prepare, submit, veil, withhold, cancelled, vouched }) => {
   /** @type {Map<HTMLFormElement, {tool: Tool|null, observer: {disconnect: () => void}}>} */
   const forms = new Map();
 
@@ -32,7 +69,7 @@ export const tools = ({ prepare, submit, veil, withhold, cancelled }) => {
    * @param {MutationRecord} r
    */
   const joins = (form, r) => {
-    const has = (n) => n instanceof Element && (n.hasAttribute('form') || n.querySelector('[form]') !== null);
+    const has = (n) => n instanceof Element && (hasAttr(n, 'form') || query(n, '[form]') !== null);
     if (r.type === 'attributes') return r.attributeName === 'form' || r.target === form || has(r.target);
     return [...r.addedNodes, ...r.removedNodes].some(has);
   };
@@ -61,7 +98,7 @@ export const tools = ({ prepare, submit, veil, withhold, cancelled }) => {
     let tool = null;
     let error = null;
     try {
-      tool = definition(form);
+      tool = definition(form, vouched(form), outward(form));
     } catch (e) {
       error = e;
     }
@@ -78,12 +115,12 @@ export const tools = ({ prepare, submit, veil, withhold, cancelled }) => {
       state.tool.controller.abort();
       state.tool = null;
     }
-    if (!form.isConnected) {
+    if (!connected(form)) {
       state.observer.disconnect();
       forms.delete(form);
       return;
     }
-    const name = form.getAttribute('data-veil-toolname') ?? '';
+    const name = attr(form, 'data-veil-toolname') ?? '';
     const controller = new AbortController();
     const { autosubmit = false, ...def } = tool ?? {};
     const registered = (state.tool = { key, name, autosubmit, controller });
@@ -109,7 +146,7 @@ export const tools = ({ prepare, submit, veil, withhold, cancelled }) => {
         // A control elsewhere in the form's tree that joins it by its form
         // attribute is one of its controls (form.elements) too.
         const outside = new MutationObserver((records) => records.some((r) => joins(form, r)) && sync(form));
-        const root = form.getRootNode();
+        const root = rootNode(form);
         if (root !== form) outside.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['id', ...WATCHED] });
         const observer = { disconnect: () => (own.disconnect(), outside.disconnect()) };
         forms.set(form, { tool: null, observer });
@@ -117,7 +154,7 @@ export const tools = ({ prepare, submit, veil, withhold, cancelled }) => {
       sync(form);
     },
     removed() {
-      for (const form of [...forms.keys()]) if (!form.isConnected) sync(form);
+      for (const form of [...forms.keys()]) if (!connected(form)) sync(form);
     },
   };
 };

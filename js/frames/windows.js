@@ -1,6 +1,7 @@
 // The page's windows and how a message reaches one.
 
 import { FRAMES, MARK, reachable } from '../webmcp/frametag.js';
+import { queryAll } from '../webmcp/dom.js';
 import { page } from './page.js';
 
 /** How long a frame waits for another that may never answer. */
@@ -24,7 +25,7 @@ export const containerAllows = (w, origin) => {
   try {
     const p = w.parent;
     if (p === w || !reachable(p)) return true;
-    for (const el of p.document.querySelectorAll('iframe, frame'))
+    for (const el of queryAll(p.document, 'iframe, frame'))
       if (el.contentWindow === w) {
         const policy = el.permissionsPolicy ?? el.featurePolicy;
         return policy ? policy.allowsFeature('tools', origin) : true;

@@ -1,5 +1,7 @@
 // Making the tray's elements.
 
+import { create } from '../webmcp/dom.js';
+
 /**
  * el makes an element: props are attributes, except text and class; a
  * prop that is null or undefined is left out.
@@ -9,7 +11,7 @@
  * @returns {HTMLElement}
  */
 export const el = (tag, props = {}, ...kids) => {
-  const e = document.createElement(tag);
+  const e = create(document, tag);
   for (const [k, v] of Object.entries(props))
     if (v == null) continue;
     else if (k === 'text') e.textContent = v;

@@ -3,6 +3,7 @@
 // the runtime holds, forgets and loses them, and what it announces.
 
 import { el } from './dom.js';
+import { own, on, hidden } from '../webmcp/dom.js';
 import { adopt } from './style.js';
 import { join, leave, isKept, isFlying, stayed } from './store.js';
 import { order, time, PAGE } from './text.js';
@@ -72,7 +73,7 @@ export class VeilSecrets extends HTMLElement {
   }
 
   connectedCallback() {
-    const v = globalThis.veil;
+    const v = own('veil');
     if (typeof v?.items !== 'function') {
       this.#empty.textContent = 'Veil is not loaded on this page.';
       return;
@@ -85,7 +86,7 @@ export class VeilSecrets extends HTMLElement {
     v.addEventListener('enginelost', () => this.#engineLost(), { signal });
     v.addEventListener('forgotten', () => this.#sync(), { signal });
     // A revealed value does not stay on a screen nobody is looking at.
-    document.addEventListener('visibilitychange', () => document.hidden && this.#concealAll(), { signal });
+    on(document, 'visibilitychange', () => hidden(document) && this.#concealAll(), { signal });
     this.#sync();
   }
 

@@ -1,38 +1,75 @@
 // The runtime's options, as the script tag that loaded it gives them, and
 // the folder of its other files.
 
+import { currentScript, head, baseURI, docURL, query, attr } from './dom.js';
+
 /** The script tag, taken before anything else runs: a bundle's first statements still see it. */
-export const script = /** @type {HTMLScriptElement|null} */ (document.currentScript);
+export const script = /** @type {HTMLScriptElement|null} */ (currentScript(document));
 // The folder of the runtime's other files: the one <meta name="veil-base">
-// names, else this script's own. A module or a bundle has no current
-// script, and without the meta looks in the page's own folder; an error
-// that a file did not load names the URL it tried.
-const META = 'meta[name="veil-base"]';
-export const meta = document.head?.querySelector(META)?.getAttribute('content')?.trim();
-/** The folder, as locate found it at start-up. */
+// among the head's children names (not one inside another element there,
+// which a page's content can be), else this script's own. A module or a bundle has no
+// current script, and without the meta looks in the page's own folder; an
+// error that a file did not load names the URL it tried. The folder is
+// on the page's origin, or there is none: what loads from it runs in the
+// page.
+/**
+ * pageURL is what relative folders and redeemUrls resolve against: the
+ * page's own URL, never a <base> element's, which markup the page shows
+ * can plant (the first <base> in the document sets its base URL, wherever
+ * it is). A srcdoc or about:blank document has no URL of its own to
+ * resolve against and takes its base URL, its parent's.
+ */
+const pageURL = () => {
+  const u = docURL(document);
+  return /^https?:/i.test(u) ? u : baseURI(document);
+};
+const META = ':scope > meta[name="veil-base"]';
+const h = head(document);
+const metaEl = h && query(h, META);
+export const meta = metaEl ? attr(metaEl, 'content')?.trim() : undefined;
+/** The folder, as start found it; empty when it is not on the page's origin. */
 export let base = '';
-/** start finds the folder; a <meta name="veil-base"> that names none is reported. */
+/** The folder start refused, on another origin. */
+let refused = '';
+/**
+ * start finds the folder. One that <meta name="veil-base"> names but is
+ * none, or one on another origin, is reported; from one on another origin
+ * nothing loads, so the runtime's calls fail.
+ */
 export const start = () => {
+  let from = script?.src ? 'beside webmcp.js' : "in the page's folder";
+  /** @type {URL|null} */
+  let u = null;
+  try {
+    u = new URL('.', script?.src || pageURL());
+  } catch {}
   if (meta)
     try {
-      const u = new URL(meta, document.baseURI);
+      u = new URL(meta, pageURL());
       if (!u.pathname.endsWith('/')) u.pathname += '/';
-      return void (base = u.href);
+      from = 'in the folder <meta name="veil-base"> names';
     } catch {
-      console.error(`veil: <meta name="veil-base" content=${JSON.stringify(meta)}> does not name a folder, so the runtime's files are looked for ${script?.src ? 'beside webmcp.js' : "in the page's folder"}`);
+      console.error(`veil: <meta name="veil-base" content=${JSON.stringify(meta)}> does not name a folder, so the runtime's files are looked for ${from}`);
     }
-  base = new URL('.', script?.src || document.baseURI).href;
+  // The document's origin (a srcdoc or about:blank frame has its
+  // parent's), or its URL's (a sandboxed document's is opaque).
+  if (u && u.origin !== 'null' && [origin, new URL(docURL(document)).origin].includes(u.origin)) base = u.href;
+  else console.error(`veil: the runtime's files are looked for ${from}, ${(refused = u?.href ?? 'which is no URL')}, which is not on the page's origin (${origin}): nothing loads from there, so no tool call runs`);
 };
-export const here = (name) => new URL(name, base).href;
+/** here is the URL of the runtime's file called name; it throws when the folder was refused. */
+export const here = (name) => {
+  if (!base) throw new Error(`veil: ${name} is not loaded from ${refused}, which is not on the page's origin`);
+  return new URL(name, base).href;
+};
+/** load imports the runtime's module called name from the folder. */
+export const load = (name) => Promise.resolve(name).then(here).then((url) => import(url));
 /**
- * importWithin imports the runtime's module called name from the folder,
- * and rejects when it has not loaded within 10 s: a stalled server must
- * not leave what waits on it waiting for ever.
+ * importWithin loads the runtime's module called name, and rejects when
+ * it has not loaded within 10 s: a stalled server must not leave what
+ * waits on it waiting for ever.
  */
-export const importWithin = (name) => {
-  const url = here(name);
-  return Promise.race([import(url), new Promise((_, fail) => setTimeout(fail, 1e4, new Error(`veil: ${url} did not load within 10 s`)))]);
-};
+export const importWithin = (name) =>
+  Promise.race([load(name), new Promise((_, fail) => setTimeout(fail, 1e4, new Error(`veil: ${base}${name} did not load within 10 s`)))]);
 export const forced = script?.dataset.veilMode;
 
 const holdTTL = Number(script?.dataset.veilHoldTtl);
@@ -45,7 +82,7 @@ const redeemPath = script?.dataset.veilRedeemPath;
  */
 export const initHeader = () => ({
   origin: location.origin,
-  baseURL: document.baseURI,
+  baseURL: pageURL(),
   holdTTLms: holdTTL > 0 ? holdTTL * 1000 : undefined,
   maxScrubNeedles: scrubLimit > 0 ? Math.floor(scrubLimit) : undefined,
   redeemPath: redeemPath || undefined,

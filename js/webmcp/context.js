@@ -9,6 +9,7 @@ import { run, abortSignal, parseInput } from './run.js';
 import { frameTools, byName, executeInFrame, policyKnown, allowed } from './frames.js';
 import { originOf, parseOrigins } from './origins.js';
 import { handlerAttributes } from './events.js';
+import { own, define } from './dom.js';
 
 const KEY = Symbol();
 
@@ -171,5 +172,5 @@ export const start = () => {
   install(Document.prototype, document, 'modelContext', context, contextOf);
   install(Navigator.prototype, navigator, 'modelContext', context);
   install(Navigator.prototype, navigator, 'modelContextTesting', testing);
-  globalThis.ModelContext ??= ModelContext;
+  own('ModelContext') ?? define('ModelContext', ModelContext);
 };

@@ -2,11 +2,10 @@
 // on<type> event handler attributes.
 
 import { str } from './util.js';
+import { own, define } from './dom.js';
 
 /** @param {string} name */
-const eventClass = (name) =>
-  globalThis[name] ||
-  (globalThis[name] = {
+const eventClass = (name) => own(name) ?? define(name, {
     [name]: class extends Event {
       #toolName;
       constructor(type, init = {}) {

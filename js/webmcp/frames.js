@@ -12,7 +12,7 @@
 
 import { str, isObject, noop, abortOf } from './util.js';
 import { FRAMES, MARK, reachable } from './frametag.js';
-import { here, importWithin } from './config.js';
+import { base, importWithin } from './config.js';
 import { registrations, live } from './registry.js';
 import { context } from './context.js';
 import { run, parseInput } from './run.js';
@@ -21,7 +21,7 @@ import { mirrored } from './mirror.js';
 export { MARK, reachable };
 
 /** @type {any} The Permissions Policy API, which Chromium alone has. */
-const permissions = /** @type {any} */ (document).permissionsPolicy ?? /** @type {any} */ (document).featurePolicy;
+const permissions = ['permissionsPolicy', 'featurePolicy'].reduce((p, key) => p ?? Object.getOwnPropertyDescriptor(Document.prototype, key)?.get?.call(document), undefined);
 /** Whether the browser knows the "tools" feature. */
 export const policyKnown = (() => {
   try {
@@ -53,7 +53,7 @@ export const load = () =>
   (loaded ??= importWithin('veil-frames.js').then(
     (m) => m.start({ registrations, live, context, run, parseInput, allowed, crossOrigin: policyKnown && allowed }),
     (e) => {
-      const off = new DOMException(`tools across frames are off: ${here('veil-frames.js')} did not load`, 'UnknownError');
+      const off = new DOMException(`tools across frames are off: ${base}veil-frames.js did not load`, 'UnknownError');
       console.error(`veil: ${off.message}`, e);
       throw off;
     },

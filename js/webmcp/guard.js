@@ -3,7 +3,8 @@
 // its shadow roots and its same-origin frames without Veil, and made a
 // tool of the runtime's own (veil-forms.js); see foreign.js.
 
-import { here } from './config.js';
+import { load } from './config.js';
+import { attr, hasAttr, setAttr, removeAttr, localName, nodeType, matches, queryAll, shadowRoot, on, ownerDocument, defaultView, readyState, docURL, connected, rootNode } from './dom.js';
 import { prepare, submit } from './registry.js';
 import { withhold } from './run.js';
 import { ns } from './veil.js';
@@ -26,31 +27,63 @@ let loadingForms = null;
 const named = new WeakSet();
 /** declare takes a form's toolname out of the browser's reach and hands the form to veil-forms.js. */
 const declare = (form) => {
-  const name = form.getAttribute('toolname');
+  const name = attr(form, 'toolname');
   if (name !== null) {
-    form.setAttribute('data-veil-toolname', name);
-    form.removeAttribute('toolname');
+    setAttr(form, 'data-veil-toolname', name);
+    removeAttr(form, 'toolname');
     named.add(form);
   } else if (!named.has(form)) return;
-  loadingForms ??= import(here('veil-forms.js')).then(
-    (m) => void (formTools = m.start({ prepare, submit, veil: ns, withhold, cancelled: (name) => fire(CancelEvent, 'toolcancel', name) })),
+  loadingForms ??= load('veil-forms.js').then(
+    (m) => void (formTools = m.start({ prepare, submit, veil: ns, withhold, cancelled: (name) => fire(CancelEvent, 'toolcancel', name), vouched: (f) => vouched.has(f) })),
     (e) => console.warn('veil: veil-forms.js did not load, so no form is a tool', e),
   );
   loadingForms.then(() => formTools?.seen(form));
 };
+/**
+ * The forms the page vouched for (veil.vouch): only their risk
+ * attributes may lower caution. A call of the page's script, which
+ * markup cannot make.
+ * @type {WeakSet<Element>}
+ */
+const vouched = new WeakSet();
+/** vouch takes the page's word for a form's risk attributes, and reads its tool again. */
+export const vouch = (form) => {
+  let ok = false;
+  try {
+    ok = nodeType(form) === 1 && localName(form) === 'form';
+  } catch {}
+  if (!ok) throw new TypeError('veil.vouch: the argument is not a form element');
+  // A form found by its id, name or tool name may be one content the
+  // page shows planted under the same name: getElementById gives the
+  // first. Such a form is not vouched for, whichever one the page holds.
+  const root = rootNode(form);
+  const tool = (f) => attr(f, 'toolname') ?? attr(f, 'data-veil-toolname');
+  const twins = [
+    ['id', (el) => attr(el, 'id'), queryAll(root, '[id]')],
+    ['name', (el) => attr(el, 'name'), queryAll(root, 'form[name]')],
+    ['tool name', tool, queryAll(root, 'form[toolname],form[data-veil-toolname]')],
+  ];
+  for (const [what, of, all] of twins) {
+    const v = of(form);
+    if (v && Array.prototype.some.call(all, (el) => el !== form && of(el) === v))
+      throw new TypeError(`veil.vouch: another ${what === 'id' ? 'element' : 'form'} has this form's ${what}, so it may not be the form the page meant; give the page's form a unique ${what}, or vouch for a form its script created`);
+  }
+  vouched.add(form);
+  if (named.has(form)) loadingForms?.then(() => formTools?.seen(form));
+};
 const FORM_TOOL = 'form[toolname],form[data-veil-toolname]';
-const scan = (root) => root.querySelectorAll?.(FORM_TOOL).forEach(declare);
+const scan = (root) => queryAll(root, FORM_TOOL).forEach(declare);
 const observer = new MutationObserver((records) => {
   let removed = false;
   for (const r of records) {
     if (r.type === 'attributes') {
-      if (/** @type {Element} */ (r.target).localName === 'form' && /** @type {Element} */ (r.target).hasAttribute('toolname')) declare(r.target);
+      if (localName(r.target) === 'form' && hasAttr(r.target, 'toolname')) declare(r.target);
       continue;
     }
     removed ||= r.removedNodes.length > 0;
     for (const n of r.addedNodes) {
-      if (n.nodeType !== 1) continue;
-      if (/** @type {Element} */ (n).matches(FORM_TOOL)) declare(n);
+      if (nodeType(n) !== 1) continue;
+      if (matches(n, FORM_TOOL)) declare(n);
       scan(n);
       look(n);
     }
@@ -78,26 +111,27 @@ const roots = new WeakSet();
 const reached = (root, f) => {
   if (roots.has(root)) return;
   roots.add(root);
-  root.addEventListener('load', onLoad, true);
+  on(root, 'load', onLoad, true);
   lookIn(root, f);
 };
 /** lookIn hands f the open shadow roots under node, declarative ones included, and guards the frames there. */
 const lookIn = (node, f) => {
   const visit = (el) => {
-    const r = el.shadowRoot;
+    const r = shadowRoot(el);
     if (r && !roots.has(r)) f(r);
-    if (FRAME.includes(el.localName)) preload(), frame(el);
+    if (FRAME.includes(localName(el))) preload(), frame(el);
   };
-  if (node.nodeType === 1) visit(node);
-  node.querySelectorAll?.('*').forEach(visit);
+  const t = nodeType(node);
+  if (t === 1) visit(node);
+  if (t === 1 || t === 9 || t === 11) queryAll(node, '*').forEach(visit);
 };
 /** look watches what this document's observer cannot see under node. */
 const look = (node) => lookIn(node, watch);
 const FRAME = ['iframe', 'frame', 'object', 'embed'];
 /** windowOf returns the window of a frame element; an embed has no contentWindow, and is found among its document's frames. */
 const windowOf = (el) => {
-  if (el.localName !== 'embed') return el.contentWindow;
-  const frames = el.ownerDocument?.defaultView;
+  if (localName(el) !== 'embed') return el.contentWindow;
+  const frames = defaultView(ownerDocument(el));
   for (let i = 0; i < (frames?.length ?? 0); i++) {
     try {
       if (frames[i].frameElement === el) return frames[i];
@@ -106,20 +140,39 @@ const windowOf = (el) => {
   return null;
 };
 /**
- * Frames whose document may change before a load event comes, or
- * never comes (a resource that never finishes loading): their new
- * documents are guarded as they appear, on a timer, until they load.
- * @type {Set<Element>}
+ * The frames seen, each watched for as long as it is in the document:
+ * whenever its document is another (a load, a srcdoc replaced, a change
+ * of location, a step in history, one that never finishes loading), the
+ * new one is guarded. Nothing tells that a frame's document came, so
+ * each frame is looked at on a timer: as fast as timers run from its
+ * old document's pagehide until its new one is there (10 s at most),
+ * every 50 ms while its document loads, every 250 ms else. A frame on
+ * another origin is watched too: it may come to this one.
+ * @type {Map<Element, {doc?: Document, loading?: boolean, until?: number}>}
  */
-const loading = new Set();
+const frames = new Map();
 let polling = 0;
+let due = Infinity;
+/** schedule looks at the frames within ms, or sooner if already due. */
+const schedule = (ms) => {
+  if (polling && Date.now() + ms >= due) return;
+  clearTimeout(polling);
+  due = Date.now() + ms;
+  polling = setTimeout(pollFrames, ms);
+};
 const pollFrames = () => {
   polling = 0;
-  for (const el of loading) {
-    if (el.isConnected) frame(el);
-    else loading.delete(el);
+  due = Infinity;
+  let next = 250;
+  for (const [el, f] of frames) {
+    if (!connected(el)) {
+      frames.delete(el);
+      continue;
+    }
+    frame(el);
+    next = Math.min(next, /** @type {number} */ (f.until) > Date.now() ? 0 : f.loading ? 50 : 250);
   }
-  if (loading.size) polling = setTimeout(pollFrames, 50);
+  if (frames.size) schedule(next);
 };
 
 /**
@@ -129,35 +182,44 @@ const pollFrames = () => {
  * here can run. A frame with Veil keeps its own registry.
  */
 const frame = (el) => {
+  let f = frames.get(el);
+  if (!f) frames.set(el, (f = {}));
+  schedule(250);
   let w, doc;
   try {
     w = windowOf(el);
     doc = w?.document;
-    if (!w || !doc || w[MARK]) return void loading.delete(el);
-  } catch {
-    return void loading.delete(el);
+  } catch {}
+  if (!w || !doc) return void (f.doc = undefined);
+  if (doc !== f.doc) {
+    f.doc = doc;
+    f.until = 0;
+    // The document is leaving: its frame's next is looked for at once.
+    const leaving = () => ((f.until = Date.now() + 1e4), schedule(0));
+    try {
+      on(w, 'pagehide', leaving, { once: true });
+    } catch {}
   }
+  if (w[MARK]) return void (f.loading = false);
   guard(doc);
   // A frame's first document is about:blank, complete, while the one it
   // was given (srcdoc, src, data) is on its way.
-  const given = el.hasAttribute('srcdoc') || !['', 'about:blank'].includes(el.getAttribute('src') ?? el.getAttribute('data') ?? '');
-  if (doc.readyState === 'complete' && (doc.URL !== 'about:blank' || !given)) loading.delete(el);
-  else {
-    loading.add(el);
-    polling ||= setTimeout(pollFrames, 50);
-  }
+  const given = hasAttr(el, 'srcdoc') || !['', 'about:blank'].includes(attr(el, 'src') ?? attr(el, 'data') ?? '');
+  f.loading = !(readyState(doc) === 'complete' && (docURL(doc) !== 'about:blank' || !given));
+  if (f.loading) schedule(50);
 };
 /** neutralize moves a toolname out of the browser's reach; the form is no tool. */
 const neutralize = (form) => {
-  const name = form.getAttribute?.('toolname');
-  if (name == null || form.localName !== 'form') return;
-  form.setAttribute('data-veil-toolname', name);
-  form.removeAttribute('toolname');
+  if (nodeType(form) !== 1 || localName(form) !== 'form') return;
+  const name = attr(form, 'toolname');
+  if (name === null) return;
+  setAttr(form, 'data-veil-toolname', name);
+  removeAttr(form, 'toolname');
 };
 /** guardIn guards what was added to a guarded root: its forms, open shadow roots and frames. */
 const guardIn = (node) => {
   neutralize(node);
-  node.querySelectorAll?.('form[toolname]').forEach(neutralize);
+  queryAll(node, 'form[toolname]').forEach(neutralize);
   lookIn(node, guard);
 };
 /** guard watches a root of a frame without Veil: a document or an open shadow root in it. */
@@ -165,7 +227,7 @@ const guard = (root) => {
   if (roots.has(root)) return;
   guards.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname'] });
   neutralize(root);
-  root.querySelectorAll?.('form[toolname]').forEach(neutralize);
+  queryAll(root, 'form[toolname]').forEach(neutralize);
   reached(root, guard);
 };
 /** The observer of the roots guard watches: it moves toolnames, and declares nothing. */
@@ -178,7 +240,7 @@ const guards = new MutationObserver((records) => {
 });
 /** onLoad guards a frame whose document loaded, and reads the registry again. */
 function onLoad(e) {
-  if (FRAME.includes(e.target?.localName)) frame(e.target);
+  if (nodeType(e.target) === 1 && FRAME.includes(localName(e.target))) frame(e.target);
   sweep();
 }
 
@@ -213,7 +275,7 @@ export const start = () => {
       return doc;
     };
   // Parsing may attach a declarative root after its host was seen.
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => look(document), { once: true });
+  if (readyState(document) === 'loading') on(document, 'DOMContentLoaded', () => look(document), { once: true });
   native?.addEventListener?.('toolchange', sweep);
   sweep();
 };

@@ -3,14 +3,15 @@
 // (veil-mcp.js, data-veil-mcp) and the tray (veil-secrets.js). The form
 // tools' veil-forms.js is loaded by the form guard (guard.js).
 
-import { script, here } from './config.js';
+import { script, here, load } from './config.js';
+import { head, root, create, query, append } from './dom.js';
 import { registrations, live } from './registry.js';
 import { run } from './run.js';
 import { context } from './context.js';
 
 let ui;
 /** The built-in dialog and notice, loaded when first needed. */
-export const loadUI = () => (ui ??= import(here('veil-confirm.js')));
+export const loadUI = () => (ui ??= load('veil-confirm.js'));
 
 // MCP over the tab transport (data-veil-mcp).
 //
@@ -19,7 +20,7 @@ export const loadUI = () => (ui ??= import(here('veil-confirm.js')));
 // checks the allowed origins itself.
 export const start = () => {
   if (script?.dataset.veilMcp !== undefined)
-    import(here('veil-mcp.js'))
+    load('veil-mcp.js')
       .then((m) =>
         m.start({
           transport: script.dataset.veilMcp,
@@ -38,10 +39,14 @@ export const start = () => {
 // <veil-secrets>, the ready-made tray, loads from beside this script when
 // the document uses it and nothing defined it yet.
 export const tray = () => {
-  if (customElements.get('veil-secrets') || !document.querySelector('veil-secrets')) return;
-  const s = document.createElement('script');
-  s.src = here('veil-secrets.js');
+  if (customElements.get('veil-secrets') || !query(document, 'veil-secrets')) return;
+  const s = create(document, 'script');
+  try {
+    s.src = here('veil-secrets.js');
+  } catch (e) {
+    return console.error(`${e.message}, so <veil-secrets> is not defined`);
+  }
   s.onerror = () => console.error(`veil: cannot load ${s.src}, so <veil-secrets> is not defined`);
   if (script?.nonce) s.nonce = script.nonce;
-  document.head.append(s);
+  append(head(document) ?? root(document), s);
 };

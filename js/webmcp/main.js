@@ -25,6 +25,7 @@
 // on the page until the calls below, in this order, once per page. (The
 // other imports' order is only the bundle's, which brotli prefers.)
 import { start as locate } from './config.js';
+import { readyState, on } from './dom.js';
 import { start as guardForms } from './guard.js';
 import { start as listenFrames } from './frames.js';
 import { start as serveMCP, tray } from './lazy.js';
@@ -33,7 +34,10 @@ import { start as defineEvents } from './events.js';
 import { start as expose } from './veil.js';
 import { start as installContext } from './context.js';
 
-if (!globalThis.veil) {
+// A second copy leaves the first as it is. veil is the runtime's own
+// property of the window; an element named veil makes globalThis.veil
+// truthy, never an own property.
+if (!Object.hasOwn(globalThis, 'veil')) {
   if (!isSecureContext) console.warn('veil: WebMCP needs a secure context');
   else {
     locate();
@@ -44,6 +48,6 @@ if (!globalThis.veil) {
     installContext();
     expose();
     serveMCP();
-    document.readyState === 'loading' ? document.addEventListener('DOMContentLoaded', tray, { once: true }) : tray();
+    readyState(document) === 'loading' ? on(document, 'DOMContentLoaded', tray, { once: true }) : tray();
   }
 }

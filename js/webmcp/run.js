@@ -104,7 +104,19 @@ const runOn = async (lost, name, input, signal) => {
   if (d.outcome === OUTCOME_BLOCK) return refusal;
   const id = d.call;
   let closed = false;
-  const output = (kind, data = '', ms = OP_TIMEOUT_MS) => ((closed = true), op(OP_OUTPUT, { call: id, kind }, data, ms));
+  const output = (kind, data = '', ms = OP_TIMEOUT_MS) => {
+    closed = true;
+    // An output the engine takes may fill its scrub set.
+    const held = !lost.aborted && (kind === KIND_TEXT || kind === KIND_RETURNED);
+    return op(OP_OUTPUT, { call: id, kind }, data, ms).then((r) => {
+      // Read from every reply, whether or not the caller still waits for
+      // it (one that aborted does not): should the engine be lost, the
+      // next must know it cannot scrub what this one withheld. An engine
+      // lost while it had the output may have withheld some of it.
+      scrubbing ||= r[0].scrubbing === true || (held && lost.aborted);
+      return r;
+    });
+  };
   try {
     return await runDecided(lost, op, name, input, signal, d, entry, output);
   } catch (e) {
@@ -264,7 +276,6 @@ const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
         if (h.invalid?.length) ns.dispatchEvent(new CustomEvent('invalidreference', { detail: { tool: name, reasons: h.invalid } }));
         if (h.reserved) ns.dispatchEvent(new CustomEvent('reserved', { detail: { tool: name, count: h.reserved } }));
         setTrust(h.trust);
-        scrubbing ||= h.scrubbing === true;
         if (h.malicious) emit('malicious', freeze({ tool: name, call: id }));
       })
       .catch((e) => {

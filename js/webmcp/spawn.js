@@ -6,6 +6,7 @@ import { FAILURE } from './contract.js';
 import { noop } from './util.js';
 import { script, meta, base, here } from './config.js';
 import { lose, failed } from './engine.js';
+import { head, root, create, append, own } from './dom.js';
 
 /** @typedef {import('./engine.js').Engine} Engine */
 /** @typedef {import('./engine.js').Request} Request */
@@ -67,6 +68,10 @@ const loadMain = async () => {
   // Script elements, not fetch and eval, so a page's CSP can allow them.
   // The page may have a Go of its own, from another toolchain: keep it.
   const pageGo = Object.getOwnPropertyDescriptor(globalThis, 'Go');
+  // wasm_exec.js makes fs, process and path where !globalThis[name]: an
+  // element by that name would stand in for them. What the page has not
+  // defined starts undefined, so that wasm_exec.js makes its own.
+  for (const name of ['fs', 'process', 'path']) if (!Object.hasOwn(globalThis, name)) Object.defineProperty(globalThis, name, { value: undefined, writable: true, configurable: true });
   try {
     // Fetched together, run in this order (async = false); both settle
     // before the globals they set are taken and put back.
@@ -74,18 +79,18 @@ const loadMain = async () => {
       ['wasm_exec.js', 'worker.js'].map(
         (name) =>
           new Promise((resolve, reject) => {
-            const s = document.createElement('script');
+            const s = create(document, 'script');
             s.src = here(name);
             s.async = false;
             if (script?.nonce) s.nonce = script.nonce;
             s.onload = resolve;
             s.onerror = () => reject(new Error(`veil: cannot load ${s.src}`));
-            (document.head || document.documentElement).append(s);
+            append(head(document) ?? root(document), s);
           }),
       ),
     );
     for (const l of loads) if (l.status === 'rejected') throw l.reason;
-    return [globalThis.Go, globalThis.__veilStart];
+    return [own('Go'), own('__veilStart')];
   } finally {
     pageGo ? Object.defineProperty(globalThis, 'Go', pageGo) : delete globalThis.Go;
     delete globalThis.__veilStart;

@@ -9,6 +9,7 @@ import { call, ready, mode } from './engine.js';
 import { native } from './mirror.js';
 import { conf, declinePending } from './consent.js';
 import { trust, active } from './session.js';
+import { vouch } from './guard.js';
 
 /**
  * redeem fetches a secret_reference's value with veil-redeem.js, loaded
@@ -71,6 +72,17 @@ class Veil extends EventTarget {
    */
   declinePending() {
     return declinePending();
+  }
+
+  /**
+   * Takes the page's word for a form tool's risk attributes: without it,
+   * an attribute that lowers caution (toolreadonlyhint,
+   * toolopenworldhint="false" and the like) is not read, since markup the
+   * page shows can write it. Vouch only for a form your own code holds.
+   * @param {HTMLFormElement} form
+   */
+  vouch(form) {
+    vouch(form);
   }
 
   /** The session's trust state: what has reached the agent. */
@@ -143,7 +155,7 @@ export const ns = new Veil();
 export const start = () => {
   paths = Object.freeze(
     [
-      ['document.modelContext.executeTool', (n, j) => document.modelContext.executeTool({ name: n, description: '', window, origin: location.origin }, JSON.parse(j))],
+      ['document.modelContext.executeTool', (n, j) => Reflect.get(Document.prototype, 'modelContext', document).executeTool({ name: n, description: '', window, origin: location.origin }, JSON.parse(j))],
       ['navigator.modelContext.executeTool', (n, j) => navigator.modelContext.executeTool({ name: n, description: '', window, origin: location.origin }, JSON.parse(j))],
       ['navigator.modelContextTesting.executeTool', (n, j) => navigator.modelContextTesting.executeTool(n, j)],
       native?.executeTool && [

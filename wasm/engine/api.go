@@ -57,8 +57,9 @@ type Options struct {
 	// secret_reference whose redeemUrl resolves elsewhere is invalid.
 	// Empty means no reference is valid.
 	Origin string
-	// BaseURL is the document's base URL, against which relative
-	// redeemUrls resolve. Empty means Origin + "/".
+	// BaseURL is the page's own URL (the runtime sends the document's
+	// URL, not a <base> element's, which markup can plant), against
+	// which relative redeemUrls resolve. Empty means Origin + "/".
 	BaseURL string
 	// MaxOutputBytes caps the serialized output of a tool that declares
 	// anything sensitive. Zero means DefaultMaxOutputBytes.

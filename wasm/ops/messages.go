@@ -9,7 +9,7 @@ import (
 
 // InitRequest is the Init header: the page's side of engine.Options.
 type InitRequest struct {
-	// Origin is the page's origin; BaseURL its document's base URL.
+	// Origin is the page's origin; BaseURL its own URL (never a <base>'s).
 	Origin  string `json:"origin"`
 	BaseURL string `json:"baseURL"`
 	// HoldTTLms is how long withheld values are kept, in milliseconds.

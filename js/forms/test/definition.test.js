@@ -81,7 +81,7 @@ test("definition: a form's name, description, annotations and output schema", ()
     { 'data-veil-toolname': 'pay', tooldescription: 'Pay', toolautosubmit: '', toolsensitive: '', toolreadonlyhint: 'false', tooloutputschema: '{"type":"object"}' },
     control('input', { name: 'card', autocomplete: 'cc-number' }),
   );
-  assert.deepEqual(definition(/** @type {any} */ (f)), {
+  assert.deepEqual(definition(/** @type {any} */ (f), true), {
     name: 'pay',
     description: 'Pay',
     inputSchema: { type: 'object', properties: { card: { type: 'string' } }, required: [], additionalProperties: false },
@@ -93,11 +93,48 @@ test("definition: a form's name, description, annotations and output schema", ()
 
 test('definition: confirmation, no tool, and what throws', () => {
   const f = form({ 'data-veil-toolname': 't', toolautosubmit: '', toolrequiresconfirmation: 'false' }, control('input', { name: 'c', autocomplete: 'cc-csc' }));
-  const d = definition(/** @type {any} */ (f));
+  const d = definition(/** @type {any} */ (f), true);
   assert.deepEqual(d?._meta, { 'mcp.dev/requiresConfirmation': false });
   assert.equal(d?.annotations, undefined, 'toolrequiresconfirmation says it: no consequentialHint');
   assert.equal(definition(/** @type {any} */ (form({}))), null, 'no toolname');
   assert.equal(definition(/** @type {any} */ ({ ...form({ 'data-veil-toolname': 't' }), isConnected: false })), null, 'not in the document');
   assert.throws(() => definition(/** @type {any} */ (form({ 'data-veil-toolname': 't', toolopenworldhint: 'maybe' }))), TypeError);
   assert.throws(() => definition(/** @type {any} */ (form({ 'data-veil-toolname': 't', tooloutputschema: '{' }))), /tooloutputschema is not JSON/);
+});
+
+test('definition: a form the page did not vouch for only adds caution', () => {
+  const attrs = {
+    'data-veil-toolname': 'planted',
+    toolautosubmit: '',
+    toolreadonlyhint: '',
+    tooldestructivehint: 'false',
+    toolidempotenthint: 'true',
+    toolopenworldhint: 'false',
+    tooluntrustedcontenthint: 'false',
+    toolconsequentialhint: 'false',
+    toolrequiresconfirmation: 'false',
+  };
+  const f = /** @type {any} */ (form(attrs, control('input', { name: 'card', autocomplete: 'cc-number' })));
+  const planted = definition(f);
+  assert.equal(planted?._meta, undefined, 'toolrequiresconfirmation="false" is not read');
+  assert.deepEqual(planted?.annotations, { consequentialHint: true }, 'no claim that lowers caution is read, and the card makes it consequential');
+  const vouched = definition(f, true);
+  assert.deepEqual(vouched?.annotations, { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false, untrustedContentHint: false, consequentialHint: false });
+  assert.deepEqual(vouched?._meta, { 'mcp.dev/requiresConfirmation': false });
+
+  const cautious = /** @type {any} */ (
+    form({ 'data-veil-toolname': 'c', toolreadonlyhint: 'false', tooldestructivehint: '', toolidempotenthint: 'false', toolopenworldhint: 'true', tooluntrustedcontenthint: '', toolconsequentialhint: 'TRUE', toolrequiresconfirmation: '' })
+  );
+  assert.deepEqual(definition(cautious)?.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true, untrustedContentHint: true, consequentialHint: true }, 'what adds caution is read');
+  assert.deepEqual(definition(cautious)?._meta, { 'mcp.dev/requiresConfirmation': true });
+  assert.throws(() => definition(/** @type {any} */ (form({ 'data-veil-toolname': 't', toolreadonlyhint: 'yes' }))), TypeError, 'a bad value throws, vouched or not');
+});
+
+test('definition: a form that submits to another origin sends its input out, vouched or not', () => {
+  const f = /** @type {any} */ (form({ 'data-veil-toolname': 'send', toolreadonlyhint: '', toolopenworldhint: 'false' }));
+  for (const vouched of [false, true]) {
+    const d = definition(f, vouched, true);
+    assert.equal(d?.annotations?.openWorldHint, undefined, `vouched: ${vouched}`);
+    assert.equal(d?.annotations?.readOnlyHint, undefined, `vouched: ${vouched}`);
+  }
 });
