@@ -250,7 +250,7 @@ func TestClobberedNamesNeitherStopNorSteerTheRuntime(t *testing.T) {
 						site := newClobberSite(t)
 						tb := openTab(t, native)
 						// The page's policy, which keeps the engine off Workers.
-						tb.allowConsole(`Refused to create a worker`)
+						tb.allowConsole(`violates the following Content Security Policy directive: "worker-src 'none'"`)
 						require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(site.URL+"/page/"+strings.Join([]string{shape, place, include, mode}, "/"))))
 						got := eval[clobberResult](tb, clobberCheck)
 						require.True(t, got.Installed, "the runtime did not install")

@@ -196,7 +196,7 @@ func TestFormsPlantedCannotLowerRisk(t *testing.T) {
 			agentCall(tb, "document.modelContext.executeTool", "profile", `{}`)
 			agentCall(tb, "document.modelContext.executeTool", "web", `{}`)
 			eval[bool](tb, `(forms.add(`+js(planted)+`), forms.add(`+js(own)+`),
-				veil.vouch(document.querySelector("#search")), veil.vouch(document.querySelector("#outward")), true)`)
+				veil.vouch?.(document.querySelector("#search")), veil.vouch?.(document.querySelector("#outward")), true)`)
 			for _, id := range []string{"planted", "search", "outward"} {
 				eval[bool](tb, `(forms.answer.`+id+` = {respond: "done"}, true)`)
 			}

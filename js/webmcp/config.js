@@ -1,7 +1,7 @@
 // The runtime's options, as the script tag that loaded it gives them, and
 // the folder of its other files.
 
-import { currentScript, head, baseURI, query, attr } from './dom.js';
+import { currentScript, head, baseURI, docURL, query, attr } from './dom.js';
 
 /** The script tag, taken before anything else runs: a bundle's first statements still see it. */
 export const script = /** @type {HTMLScriptElement|null} */ (currentScript(document));
@@ -36,8 +36,10 @@ export const start = () => {
     } catch {
       console.error(`veil: <meta name="veil-base" content=${JSON.stringify(meta)}> does not name a folder, so the runtime's files are looked for ${from}`);
     }
-  if (u.origin === location.origin) base = u.href;
-  else console.error(`veil: the runtime's files are looked for ${from}, ${(refused = u.href)}, which is not on the page's origin (${location.origin}): nothing loads from there, so no tool call runs`);
+  // The document's origin (a srcdoc or about:blank frame has its
+  // parent's), or its URL's (a sandboxed document's is opaque).
+  if (u.origin !== 'null' && [origin, new URL(docURL(document)).origin].includes(u.origin)) base = u.href;
+  else console.error(`veil: the runtime's files are looked for ${from}, ${(refused = u.href)}, which is not on the page's origin (${origin}): nothing loads from there, so no tool call runs`);
 };
 /** here is the URL of the runtime's file called name; it throws when the folder was refused. */
 export const here = (name) => {

@@ -17,37 +17,78 @@ const D = Document.prototype;
 const E = Element.prototype;
 const N = Node.prototype;
 
+/** A document's currentScript: the script running, not an element named currentScript. */
 export const currentScript = /* @__PURE__ */ get(D, 'currentScript');
+/** A document's head element. */
 export const head = /* @__PURE__ */ get(D, 'head');
+/** A document's body element. */
 export const body = /* @__PURE__ */ get(D, 'body');
+/** A document's documentElement. */
 export const root = /* @__PURE__ */ get(D, 'documentElement');
+/** A document's readyState. */
 export const readyState = /* @__PURE__ */ get(D, 'readyState');
+/** A node's base URL: its document's baseURI. */
 export const baseURI = /* @__PURE__ */ get(N, 'baseURI');
+/** A document's URL. */
 export const docURL = /* @__PURE__ */ get(D, 'URL');
+/** A document's window. */
 export const defaultView = /* @__PURE__ */ get(D, 'defaultView');
+/** Whether a document is hidden. */
 export const hidden = /* @__PURE__ */ get(D, 'hidden');
-/** @type {(doc: Document, tag: string) => any} */
+/**
+ * Creates an element in a document.
+ * @type {(doc: Document, tag: string) => any}
+ */
 export const create = /* @__PURE__ */ fn(D.createElement);
+/** A node's nodeType. */
 export const nodeType = /* @__PURE__ */ get(N, 'nodeType');
+/** Whether a node is in a document. */
 export const connected = /* @__PURE__ */ get(N, 'isConnected');
+/** A node's document. */
 export const ownerDocument = /* @__PURE__ */ get(N, 'ownerDocument');
-/** @type {(node: Node) => Node} */
+/**
+ * A node's root: its document, or its shadow root.
+ * @type {(node: Node) => Node}
+ */
 export const rootNode = /* @__PURE__ */ fn(N.getRootNode);
-/** @type {(parent: Node, child: Node) => Node} */
+/**
+ * Appends a child to a node.
+ * @type {(parent: Node, child: Node) => Node}
+ */
 export const append = /* @__PURE__ */ fn(N.appendChild);
+/** An element's local name: a form's, whatever its controls are named. */
 export const localName = /* @__PURE__ */ get(E, 'localName');
+/** An element's open shadow root. */
 export const shadowRoot = /* @__PURE__ */ get(E, 'shadowRoot');
-/** @type {(el: any, name: string) => string | null} */
+/**
+ * An element's attribute.
+ * @type {(el: any, name: string) => string | null}
+ */
 export const attr = /* @__PURE__ */ fn(E.getAttribute);
-/** @type {(el: any, name: string) => boolean} */
+/**
+ * Whether an element has an attribute.
+ * @type {(el: any, name: string) => boolean}
+ */
 export const hasAttr = /* @__PURE__ */ fn(E.hasAttribute);
-/** @type {(el: any, name: string, value: string) => void} */
+/**
+ * Sets an element's attribute.
+ * @type {(el: any, name: string, value: string) => void}
+ */
 export const setAttr = /* @__PURE__ */ fn(E.setAttribute);
-/** @type {(el: any, name: string) => void} */
+/**
+ * Removes an element's attribute.
+ * @type {(el: any, name: string) => void}
+ */
 export const removeAttr = /* @__PURE__ */ fn(E.removeAttribute);
-/** @type {(el: any, selectors: string) => boolean} */
+/**
+ * Whether an element matches selectors.
+ * @type {(el: any, selectors: string) => boolean}
+ */
 export const matches = /* @__PURE__ */ fn(E.matches);
-/** @type {(target: EventTarget, type: string, listener: any, options?: any) => void} */
+/**
+ * Adds an event listener to a target: a document's addEventListener, not an element by that name.
+ * @type {(target: EventTarget, type: string, listener: any, options?: any) => void}
+ */
 export const on = /* @__PURE__ */ fn(EventTarget.prototype.addEventListener);
 
 /** The same method of Document, DocumentFragment (a shadow root) and Element, each called on its own kind of node. */
@@ -58,9 +99,15 @@ const perKind = (key) => {
     return (t === 9 ? d : t === 11 ? f : e)(node, ...args);
   };
 };
-/** @type {(node: Node, selectors: string) => Element | null} */
+/**
+ * The first element under a document, shadow root or element that matches selectors.
+ * @type {(node: Node, selectors: string) => Element | null}
+ */
 export const query = perKind('querySelector');
-/** @type {(node: Node, selectors: string) => NodeListOf<any>} */
+/**
+ * The elements under a document, shadow root or element that match selectors.
+ * @type {(node: Node, selectors: string) => NodeListOf<any>}
+ */
 export const queryAll = perKind('querySelectorAll');
 
 /** own reads the global object's own property key: what the page or the runtime defined, never a named element. */
