@@ -98,7 +98,8 @@ func TestCallKeepsItsRules(t *testing.T) {
 // toolcancel firing (Chromium's copy of web-platform-tests'
 // executeTool-abort.https.html, "remains rejected even if tool callback
 // resolves after abort"). An abort while the page's resolve refines the
-// input blocks the call: execute never starts.
+// input, or any abort of a call of a tool with resolve while the engine
+// decides, blocks the call: execute never starts.
 func TestAbortWhileDeciding(t *testing.T) {
 	inEachMode(t, func(t *testing.T, tb *tab) {
 		got := eval[map[string]any](tb, `(async () => {

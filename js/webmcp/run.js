@@ -167,8 +167,10 @@ const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
   // execute runs inside executeTool: the caller's abort while the engine
   // decided cancels it as it cancels a running one (execute starts, and
   // its signal aborts a task later), once the engine allowed it without
-  // asking; a question the abort closed was not approved.
-  const startedAborted = !!signal?.aborted && ok && d.outcome !== OUTCOME_CONFIRM && !entry.gone && !lost.aborted;
+  // asking; a question the abort closed was not approved, and a tool
+  // with resolve (Veil's own step before execute) is not run for input
+  // its resolve was refining when the caller gave up.
+  const startedAborted = !!signal?.aborted && ok && d.outcome !== OUTCOME_CONFIRM && !entry.refine && !entry.gone && !lost.aborted;
   // The engine ends a call that will not run. A call outlives its
   // tool's unregistration once execute has started, not before.
   if ((signal?.aborted && !startedAborted) || entry.gone) {
