@@ -92,19 +92,34 @@ func TestCallKeepsItsRules(t *testing.T) {
 	})
 }
 
-// TestAbortBeforeExecute: a call aborted before its execute started never
-// starts it, whether the abort comes right after executeTool or while the
-// page's resolve refines the input, and toolactivated never fires for it.
-func TestAbortBeforeExecute(t *testing.T) {
+// TestAbortWhileDeciding: a call executeTool returned is a started call,
+// as in the draft, where execute runs inside executeTool. The caller's
+// abort right after executeTool, while the engine decides, rejects the
+// call with its reason, and then, once the engine allowed the call, starts
+// execute with a signal that aborts a task later, toolactivated and
+// toolcancel firing (Chromium's copy of web-platform-tests'
+// executeTool-abort.https.html, "remains rejected even if tool callback
+// resolves after abort"). An abort while the page's resolve refines the
+// input, or any abort of a call of a tool with resolve while the engine
+// decides, blocks the call: execute never starts.
+func TestAbortWhileDeciding(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	inEachMode(t, func(t *testing.T, tb *tab) {
 		got := eval[map[string]any](tb, `(async () => {
 				const mc = document.modelContext;
-				let runs = 0, activated = 0, ctl;
+				let activated = 0, cancelled = 0, ctl;
+				const runs = [];
 				const count = (e) => e.toolName.startsWith("ab.") && activated++;
+				const countCancel = (e) => e.toolName.startsWith("ab.") && cancelled++;
 				window.addEventListener("toolactivated", count);
-				await mc.registerTool({name: "ab.now", description: "d", execute: () => (runs++, "ran")});
-				await mc.registerTool({name: "ab.resolving", description: "d", execute: () => (runs++, "ran"),
+				window.addEventListener("toolcancel", countCancel);
+				const ended = Promise.withResolvers();
+				await mc.registerTool({name: "ab.now", description: "d", execute: (input, {signal}) => {
+					runs.push("ab.now:" + signal.aborted);
+					signal.onabort = () => ended.resolve("aborted:" + signal.reason?.name);
+					return "ran";
+				}});
+				await mc.registerTool({name: "ab.resolving", description: "d", execute: () => (runs.push("ab.resolving"), "ran"),
 					resolve: (input) => (ctl.abort("stop while resolving"), input)});
 				const results = [];
 				for (const [name, abortNow] of [["ab.now", true], ["ab.resolving", false]]) {
@@ -114,10 +129,17 @@ func TestAbortBeforeExecute(t *testing.T) {
 					if (abortNow) ctl.abort("stop now");
 					results.push(await p.then(() => "resolved", (e) => e));
 				}
+				const signal = await ended.promise;
 				await new Promise((r) => setTimeout(r, 50));
 				window.removeEventListener("toolactivated", count);
-				return {results, runs, activated};
+				window.removeEventListener("toolcancel", countCancel);
+				return {results, runs, signal, activated, cancelled};
 			})()`)
-		assert.Equal(t, map[string]any{"results": []any{"stop now", "stop while resolving"}, "runs": 0.0, "activated": 0.0}, got)
+		assert.Equal(t, map[string]any{
+			"results":   []any{"stop now", "stop while resolving"},
+			"runs":      []any{"ab.now:false"},
+			"signal":    "aborted:AbortError",
+			"activated": 1.0, "cancelled": 1.0,
+		}, got)
 	})
 }

@@ -37,13 +37,14 @@ type chromium struct {
 }
 
 // startChromium starts headless Chromium kept off the network, with its
-// own WebMCP turned on in native mode.
+// own WebMCP turned on in native mode and below the runtime in the
+// layered modes.
 func startChromium(ctx context.Context, mode Mode, _ string) (Browser, error) {
 	execPath, err := findChromium()
 	if err != nil {
 		return nil, err
 	}
-	opts := ChromiumOptions(execPath, mode == ModeNative)
+	opts := ChromiumOptions(execPath, mode.nativeOn())
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.WithoutCancel(ctx), opts...)
 	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
 	b := &chromium{ctx: tabCtx, cancel: func() { cancelTab(); cancelAlloc() }}

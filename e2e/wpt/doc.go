@@ -11,6 +11,9 @@
 //     [github.com/veilmcp/veil/js/build.Dist] and served under /dist/;
 //     [ModeRuntimeMain] is the same with the runtime's engine on the
 //     page's main thread instead of a Worker (data-veil-mode="main");
+//     [ModeLayered] and [ModeLayeredMain] are these two in front of
+//     Chromium's own WebMCP, which knows the "tools" permissions policy
+//     the runtime needs before it lets cross-origin frames use tools;
 //   - [ModeNative]: nothing injected; Chromium with its own WebMCP
 //     (--enable-features=WebMCP);
 //   - [ModeNone]: nothing injected and no WebMCP: the baseline.

@@ -44,7 +44,7 @@ type Engine struct {
 var Engines = []*Engine{
 	{
 		Name:  "chromium",
-		Modes: []Mode{ModeRuntime, ModeRuntimeMain, ModeNative, ModeNone},
+		Modes: []Mode{ModeRuntime, ModeRuntimeMain, ModeLayered, ModeLayeredMain, ModeNative, ModeNone},
 		// The browser suite's variable: one setting skips Chromium in both.
 		SkipEnv: "VEIL_SKIP_BROWSER",
 		Find:    func() error { _, err := findChromium(); return err },

@@ -11,9 +11,9 @@ import (
 // /dist/.
 func runtimeTag(mode Mode) string {
 	switch mode {
-	case ModeRuntime:
+	case ModeRuntime, ModeLayered:
 		return `<script src="/dist/webmcp.js"></script>`
-	case ModeRuntimeMain:
+	case ModeRuntimeMain, ModeLayeredMain:
 		return `<script src="/dist/webmcp.js" data-veil-mode="main"></script>`
 	}
 	return ""

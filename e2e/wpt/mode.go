@@ -18,6 +18,14 @@ const (
 	// the page's main thread (data-veil-mode="main"), the runtime's other
 	// engine mode.
 	ModeRuntimeMain Mode = "runtime-main"
+	// ModeLayered is ModeRuntime in front of the browser's own WebMCP
+	// (Chromium only), as a page with Veil meets it in a Chromium whose
+	// WebMCP is on: the browser knows the "tools" permissions policy,
+	// without which the runtime keeps cross-origin frames apart.
+	ModeLayered Mode = "runtime-layered"
+	// ModeLayeredMain is ModeRuntimeMain in front of the browser's own
+	// WebMCP, as ModeLayered is.
+	ModeLayeredMain Mode = "runtime-main-layered"
 	// ModeNative injects nothing and turns on the browser's own WebMCP
 	// (Chromium's --enable-features=WebMCP).
 	ModeNative Mode = "native"
@@ -27,12 +35,17 @@ const (
 )
 
 // Modes lists every mode in the order reports list them.
-var Modes = []Mode{ModeRuntime, ModeRuntimeMain, ModeNative, ModeNone}
+var Modes = []Mode{ModeRuntime, ModeRuntimeMain, ModeLayered, ModeLayeredMain, ModeNative, ModeNone}
 
 // Runtime reports whether m injects Veil's runtime, whose failures are
 // the ones that count.
 func (m Mode) Runtime() bool {
-	return m == ModeRuntime || m == ModeRuntimeMain
+	return m == ModeRuntime || m == ModeRuntimeMain || m == ModeLayered || m == ModeLayeredMain
+}
+
+// nativeOn reports whether m turns on the browser's own WebMCP.
+func (m Mode) nativeOn() bool {
+	return m == ModeNative || m == ModeLayered || m == ModeLayeredMain
 }
 
 // valid reports whether m is one of Modes.

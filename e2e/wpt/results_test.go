@@ -50,6 +50,7 @@ func TestParseModes(t *testing.T) {
 		{"runtime, none,runtime", []Mode{ModeRuntime, ModeNone}, ""},
 		{"native", []Mode{ModeNative}, ""},
 		{"runtime-main,runtime", []Mode{ModeRuntimeMain, ModeRuntime}, ""},
+		{"runtime-layered,runtime-main-layered", []Mode{ModeLayered, ModeLayeredMain}, ""},
 		{"", nil, `no mode named in ""`},
 		{"runtime,nativ", nil, `unknown mode "nativ"`},
 	}
@@ -98,5 +99,30 @@ func TestEngineModes(t *testing.T) {
 		assert.True(t, e.Runs(ModeRuntimeMain), "%s runs runtime-main mode", e.Name)
 		assert.True(t, e.Runs(ModeNone), "%s runs none mode", e.Name)
 		assert.Equal(t, e.Name == "chromium", e.Runs(ModeNative), "%s runs native mode: only Chromium has a WebMCP of its own", e.Name)
+		assert.Equal(t, e.Name == "chromium", e.Runs(ModeLayered), "%s runs runtime-layered mode", e.Name)
+		assert.Equal(t, e.Name == "chromium", e.Runs(ModeLayeredMain), "%s runs runtime-main-layered mode", e.Name)
 	}
+}
+
+// TestModesNativeAndInjected: the layered modes inject the runtime as the
+// runtime modes do and turn the browser's own WebMCP on as native does.
+func TestModesNativeAndInjected(t *testing.T) {
+	tests := []struct {
+		mode            Mode
+		runtime, native bool
+		tag             string
+	}{
+		{ModeRuntime, true, false, runtimeTag(ModeRuntime)},
+		{ModeRuntimeMain, true, false, runtimeTag(ModeRuntimeMain)},
+		{ModeLayered, true, true, runtimeTag(ModeRuntime)},
+		{ModeLayeredMain, true, true, runtimeTag(ModeRuntimeMain)},
+		{ModeNative, false, true, ""},
+		{ModeNone, false, false, ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.runtime, tt.mode.Runtime(), "%s.Runtime()", tt.mode)
+		assert.Equal(t, tt.native, tt.mode.nativeOn(), "%s.nativeOn()", tt.mode)
+		assert.Equal(t, tt.tag, runtimeTag(tt.mode), "runtimeTag(%s)", tt.mode)
+	}
+	assert.NotEqual(t, runtimeTag(ModeRuntime), runtimeTag(ModeRuntimeMain), "the two engine modes' tags")
 }

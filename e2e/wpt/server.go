@@ -69,6 +69,7 @@ type Server struct {
 	mu      sync.Mutex
 	same    string
 	remote  string
+	other   string
 	waiting map[string]chan FileResult
 }
 
@@ -147,6 +148,17 @@ var hostInfoJS string
 //go:embed harness/blank.html
 var blankHTML []byte
 
+//go:embed harness/iframe-caller.html
+var iframeCallerHTML []byte
+
+// standIns are the pages the server serves where the tree has none: WPT's
+// empty page, and the frame through which Chromium's copy of WPT's
+// webmcp/ tests call the parent's tools, which that copy lacks.
+var standIns = map[string][]byte{
+	"/common/blank.html":                              blankHTML,
+	"/webmcp/imperative/resources/iframe-caller.html": iframeCallerHTML,
+}
+
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /resources/testharness.js", script(s.harness))
@@ -182,24 +194,29 @@ func script(src []byte) http.HandlerFunc {
 }
 
 // serveHostInfo serves a stand-in for WPT's get-host-info.sub.js: the
-// same names, filled with this server's two origins. Both are secure
-// contexts, so the HTTPS_ names carry the same origins; there is no
-// third origin, so the OTHER names carry the remote one.
+// same names, filled with this server's origins. They are secure
+// contexts, so the HTTPS_ names carry the same origins; the
+// OTHER_NOTSAMESITE names carry OtherOrigin, the other OTHER names the
+// remote one.
 func (s *Server) serveHostInfo(w http.ResponseWriter, r *http.Request) {
 	same, remote := s.Origins()
-	js := strings.NewReplacer("{{same}}", same, "{{remote}}", remote).Replace(hostInfoJS)
+	other := s.OtherOrigin()
+	if other == "" {
+		other = remote
+	}
+	js := strings.NewReplacer("{{same}}", same, "{{remote}}", remote, "{{other}}", other).Replace(hostInfoJS)
 	script([]byte(js))(w, r)
 }
 
 // serveTree serves the tree's files, with the implementation injected
 // into pages in runtime mode and headers from a file's .headers file
-// beside it, as wptserve does; and /common/blank.html, which WPT's tests
-// load into frames, when the tree has none.
+// beside it, as wptserve does; and the stand-in pages (standIns) the
+// tree has not.
 func (s *Server) serveTree(w http.ResponseWriter, r *http.Request) {
 	name := path.Clean("/" + r.URL.Path)
 	f, err := s.tree.Open(name)
-	if errors.Is(err, fs.ErrNotExist) && name == "/common/blank.html" {
-		s.servePage(w, r, name, time.Time{}, blankHTML)
+	if page, ok := standIns[name]; ok && errors.Is(err, fs.ErrNotExist) {
+		s.servePage(w, r, name, time.Time{}, page)
 		return
 	}
 	if err != nil {
@@ -354,9 +371,18 @@ func (s *Server) Listen(addr string) error {
 	if l6, err := net.Listen("tcp", fmt.Sprintf("[::1]:%d", port)); err == nil {
 		lns = append(lns, l6)
 	}
+	// A third origin, cross-site to both, where the system has the
+	// loopback address (Linux has all of 127.0.0.0/8); else the remote
+	// origin stands in for it.
+	other := fmt.Sprintf("http://localhost:%d", port)
+	if l, err := net.Listen("tcp", "127.0.0.2:0"); err == nil {
+		lns = append(lns, l)
+		other = "http://" + l.Addr().String()
+	}
 	s.mu.Lock()
 	s.same = "http://" + same.Addr().String()
 	s.remote = fmt.Sprintf("http://localhost:%d", port)
+	s.other = other
 	s.mu.Unlock()
 	for _, l := range lns {
 		srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
@@ -364,6 +390,17 @@ func (s *Server) Listen(addr string) error {
 		go srv.Serve(l)
 	}
 	return nil
+}
+
+// OtherOrigin returns a third origin Listen serves, cross-site to both
+// of Origins' where the system has the loopback address 127.0.0.2 (it is
+// a secure context in Chromium; Firefox and WebKit may not take it for
+// one), else Origins' remote one. WPT's get-host-info names it
+// HTTPS_OTHER_NOTSAMESITE_ORIGIN.
+func (s *Server) OtherOrigin() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.other
 }
 
 // Origins returns the two origins Listen serves: same, where test files

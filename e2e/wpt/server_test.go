@@ -81,6 +81,8 @@ func TestServerFiles(t *testing.T) {
 		{"get-host-info stand-in", ModeNone, "/common/get-host-info.sub.js", 200, "HTTPS_REMOTE_ORIGIN", "", "{{"},
 		{"blank.html stand-in", ModeNone, "/common/blank.html", 200, "<title>blank</title>", "", "webmcp.js"},
 		{"blank.html stand-in, injected", ModeRuntime, "/common/blank.html", 200, "<!DOCTYPE html>" + runtimeTag(ModeRuntime) + "\n", "", ""},
+		{"iframe-caller.html stand-in, injected", ModeRuntime, "/webmcp/imperative/resources/iframe-caller.html", 200, "<!DOCTYPE html>" + runtimeTag(ModeRuntime) + "\n", "", ""},
+		{"iframe-caller.html stand-in calls the parent's tools", ModeNone, "/webmcp/imperative/resources/iframe-caller.html", 200, "invoke_with_abort", "", "webmcp.js"},
 		{"runtime injected", ModeRuntime, "/a/page.html", 200, `<!DOCTYPE html>` + runtimeTag(ModeRuntime) + `<title>p</title>`, "X-Test: yes", ""},
 		{"main-thread engine", ModeRuntimeMain, "/a/page.html", 200, `<!DOCTYPE html><script src="/dist/webmcp.js" data-veil-mode="main"></script><title>p</title>`, "", ""},
 		{"dist in runtime-main mode", ModeRuntimeMain, "/dist/webmcp.js", 200, "/* webmcp.js */", "", ""},
@@ -163,6 +165,19 @@ func TestServerFixtures(t *testing.T) {
 	assert.Regexp(t, `^http://127\.0\.0\.1:\d+$`, same, "same origin")
 	assert.Regexp(t, `^http://localhost:\d+$`, remote, "remote origin")
 	remoteLoopback := strings.Replace(remote, "localhost", "127.0.0.1", 1)
+	other := srv.OtherOrigin()
+	assert.Regexp(t, `^http://(127\.0\.0\.2|localhost):\d+$`, other, "OtherOrigin")
+	assert.NotEqual(t, same, other, "OtherOrigin")
+	if strings.HasPrefix(other, "http://127.0.0.2:") {
+		status, _ := call(t, "GET", other+"/wpt/origins", "", "")
+		assert.Equal(t, 200, status, "GET /wpt/origins on the third origin")
+	}
+	resp, err := http.Get(same + "/common/get-host-info.sub.js")
+	require.NoError(t, err, "GET get-host-info.sub.js")
+	hostInfo, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err, "GET get-host-info.sub.js")
+	assert.Contains(t, string(hostInfo), "new URL('"+other+"')", "get-host-info names the third origin")
 
 	status, origins := call(t, "GET", same+"/wpt/origins", "", "")
 	assert.Equal(t, 200, status, "GET /wpt/origins")

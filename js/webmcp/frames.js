@@ -87,10 +87,21 @@ export const start = () => {
   // It also tells another frame's sweep which native tools here are this
   // Veil's mirrors (Nothing around the engine).
   Object.defineProperty(window, MARK, { value: Object.freeze({ mirrored: (name, since) => mirrored(str(name), Number(since)) }) });
-  addEventListener('message', (e) => {
-    // isTrusted: a MessageEvent page script made can name any origin and source.
-    if (e.isTrusted && isObject(e.data) && e.data[FRAMES] === 1) load().then((f) => f.receive(e), noop);
-  });
+  addEventListener(
+    'message',
+    (e) => {
+      // isTrusted: a MessageEvent page script made can name any origin and source.
+      if (!(e.isTrusted && isObject(e.data) && e.data[FRAMES] === 1)) return;
+      // A change of another frame's tools, which every frame that may see
+      // them gets unasked, is not the page's message: its listeners do
+      // not hear it (a page listening once for a message of its own
+      // would take this one for it and wait for ever). Capturing, so
+      // that this listener is the window's first.
+      if (e.data.type === 'change') e.stopImmediatePropagation();
+      load().then((f) => f.receive(e), noop);
+    },
+    true,
+  );
   // A frame is asked by the others from its start: it loads the code that answers at once.
   if (window !== top) preload();
 };

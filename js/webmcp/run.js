@@ -163,9 +163,17 @@ const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
     // runs nothing: the caller hears the call failed.
     if (ok && h.error) throw toError(h.error);
   }
+  // A call executeTool returned is a started call, as in the draft, where
+  // execute runs inside executeTool: the caller's abort while the engine
+  // decided cancels it as it cancels a running one (execute starts, and
+  // its signal aborts a task later), once the engine allowed it without
+  // asking; a question the abort closed was not approved, and a tool
+  // with resolve (Veil's own step before execute) is not run for input
+  // its resolve was refining when the caller gave up.
+  const startedAborted = !!signal?.aborted && ok && d.outcome !== OUTCOME_CONFIRM && !entry.refine && !entry.gone && !lost.aborted;
   // The engine ends a call that will not run. A call outlives its
   // tool's unregistration once execute has started, not before.
-  if (signal?.aborted || entry.gone) {
+  if ((signal?.aborted && !startedAborted) || entry.gone) {
     await output(KIND_ABORTED);
     signal?.throwIfAborted();
     throw new DOMException(`executeTool: tool ${q} was unregistered before its call started`, 'UnknownError');
@@ -243,6 +251,13 @@ const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
         new Promise((_, fail) => (timer = setTimeout(() => ((timedOut = true), fail(TIMEOUT)), d.load.timeoutMs))),
       ]).finally(() => clearTimeout(timer));
     };
+    if (startedAborted) {
+      // Out of turn: the call is over for its caller at once.
+      step('running');
+      attempt().catch(noop);
+      fire(ActivatedEvent, 'toolactivated', name);
+      return onAbort();
+    }
     let sent = '';
     (turn ? turn.then(execute) : execute())
       .then(classify, (e) => {

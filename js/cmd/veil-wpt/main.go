@@ -68,7 +68,7 @@ func parse(args []string, stderr io.Writer) (*flags, error) {
 	var engines, modes, run string
 	fs.StringVar(&f.dir, "dir", "", "root of the WPT-format `tree` to serve and run (default e2e/wpt of this checkout)")
 	fs.StringVar(&engines, "engines", "chromium,firefox,webkit", "comma-separated `engines` to run: chromium, firefox, webkit")
-	fs.StringVar(&modes, "modes", "runtime,native,none", "comma-separated `modes`: runtime (Veil injected), runtime-main (Veil injected, its engine on the main thread), native (Chromium's own WebMCP), none (no WebMCP); each runs in the engines that support it (native: Chromium only)")
+	fs.StringVar(&modes, "modes", "runtime,native,none", "comma-separated `modes`: runtime (Veil injected), runtime-main (Veil injected, its engine on the main thread), runtime-layered and runtime-main-layered (the same in front of Chromium's own WebMCP, which knows the tools permissions policy; Chromium only), native (Chromium's own WebMCP), none (no WebMCP); each runs in the engines that support it (native: Chromium only)")
 	fs.StringVar(&run, "run", "", "run only the test files whose path under -dir matches this `regexp`")
 	fs.StringVar(&f.serve, "serve", "", "only serve the tree at `addr` (e.g. 127.0.0.1:8000) in the one mode -modes names, print each page's results as they arrive, and run no browser")
 	fs.StringVar(&f.dist, "dist", "", "serve the runtime from this `dir`, as veil-dist writes it (default: build it)")
