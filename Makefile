@@ -15,7 +15,7 @@ help:
 	@awk '/^## [a-z-]+:/ { sub(/^## /, ""); print; next } /^## / { sub(/^## /, "    "); print }' $(MAKEFILE_LIST)
 
 ## build: write dist/ (webmcp.js, worker.js, veil.wasm, wasm_exec.js, .br/.gz,
-## THIRD_PARTY_NOTICES)
+## THIRD_PARTY_NOTICES, SHA256SUMS)
 build dist:
 	$(GO) run ./js/cmd/veil-dist -out dist
 
