@@ -443,13 +443,15 @@ declare global {
   /**
    * Why a reveal failed:
    * - activation: no transient user activation (reveal from a click or key handler);
-   * - notfound: the item is no longer held, or the server answered 404;
+   * - notfound: the item is no longer held, or redeem answered 404;
    * - invalid: a redeemUrl not on the page's origin; nothing was fetched;
    * - gone: 410, the secret expired or was already revealed;
    * - signin: 401; forbidden: 403;
    * - ratelimited: 429, retryAfter says when to try again;
    * - unavailable: a 5xx answer; network: no answer at all;
-   * - error: anything else.
+   * - error: anything else, an answer that is not redeem's own among them
+   *   (a router's or a proxy's 404 page: the console then names the path
+   *   fetched and what to check).
    */
   type VeilRevealFailure =
     | 'activation'
@@ -484,6 +486,11 @@ declare global {
     held: CustomEvent<{ readonly tool: string; readonly call: string; readonly count: number }>;
     /** veil.forget wiped an item. */
     forgotten: CustomEvent<{ readonly handle: string }>;
+    /**
+     * veil.reveal redeemed a secret_reference: its server will not hand it
+     * out again. The tray marks it spent unless it redeemed it itself.
+     */
+    redeemed: CustomEvent<{ readonly handle: string }>;
     /** A tool returned secret_reference items that are not valid. */
     invalidreference: CustomEvent<{ readonly tool: string; readonly reasons: readonly string[] }>;
     /** A result carried _meta keys under dev.veil/, which only the runtime writes; they were removed. */

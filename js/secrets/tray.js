@@ -4,7 +4,7 @@
 
 import { el } from './dom.js';
 import { adopt } from './style.js';
-import { join, leave, isKept, isFlying, stayed } from './store.js';
+import { join, leave, isKept, isFlying, stayed, take } from './store.js';
 import { order, time, PAGE } from './text.js';
 import { newRow } from './row.js';
 import { discard, done, conceal, update } from './view.js';
@@ -84,6 +84,8 @@ export class VeilSecrets extends HTMLElement {
     // The engine that held the values is gone, and they with it.
     v.addEventListener('enginelost', () => this.#engineLost(), { signal });
     v.addEventListener('forgotten', () => this.#sync(), { signal });
+    // The page revealed a one-time secret itself: the server will not hand it out again.
+    v.addEventListener('redeemed', (e) => take(`${e.detail?.handle}`), { signal });
     // A revealed value does not stay on a screen nobody is looking at.
     document.addEventListener('visibilitychange', () => document.hidden && this.#concealAll(), { signal });
     this.#sync();

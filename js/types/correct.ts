@@ -322,6 +322,7 @@ veil.addEventListener('invalidreference', ({ detail }) => console.warn(detail.to
 veil.addEventListener('forgotten', function (e) {
   console.log(this === veil, e.detail.handle);
 });
+veil.addEventListener('redeemed', ({ detail }) => console.log('spent on its server:', detail.handle));
 const listener = { handleEvent: (e: Event) => console.log(e.type) };
 veil.addEventListener('callchange', listener, { passive: true });
 veil.removeEventListener('callchange', listener);

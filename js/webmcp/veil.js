@@ -120,7 +120,7 @@ class Veil extends EventTarget {
           ? refused('notfound', 'This value is no longer held: it expired or was forgotten.')
           : refused('error', 'The value could not be revealed.')
         : h.kind === 'reference'
-          ? redeem(h.redeemUrl)
+          ? redeem(h.redeemUrl).then((r) => (r.ok && ns.dispatchEvent(new CustomEvent('redeemed', { detail: { handle: str(handle) } })), r))
           : { ok: true, value: b },
     );
   }
