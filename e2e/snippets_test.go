@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/veilmcp/veil/e2e/corpus"
+	"github.com/veilmcp/veil/js/build"
 	"github.com/veilmcp/veil/js/serve"
 )
 
@@ -414,7 +415,8 @@ func TestSnippetsBrowser(t *testing.T) {
 // snippetPage is a snippet's page, open in a tab, and the site behind it.
 type snippetPage struct {
 	*tab
-	site *snippetSite
+	site    *snippetSite
+	snippet snippet
 }
 
 // snippetSite is the site a snippet's page is on: the page at /, the
@@ -485,7 +487,7 @@ func openSnippet(t *testing.T, s snippet) *snippetPage {
 	for _, m := range msgs {
 		require.False(t, m.IsException(), "%s threw as the page loaded: %s", s, m)
 	}
-	return &snippetPage{tab: tb, site: site}
+	return &snippetPage{tab: tb, site: site, snippet: s}
 }
 
 // mails returns what POST /api/mail received.
@@ -572,6 +574,49 @@ var snippetChecks = map[string]snippetCheck{
 			assert.NotContains(t, m, "MCP server", "the console")
 		}
 		return view
+	},
+
+	// docs/page-api.md: with data-veil-debug, a tool's own error is in the
+	// page's console, and never in what the agent gets; without it, the
+	// console says only that the tool threw.
+	"debug": func(t *testing.T, p *snippetPage) string {
+		const msg = "rotation failed: 409 from /api/keys/rotate"
+		for _, on := range []bool{true, false} {
+			page := p
+			if !on {
+				off := p.snippet
+				off.code = strings.Replace(off.code, " data-veil-debug", "", 1)
+				require.NotEqual(t, p.snippet.code, off.code, "the snippet has data-veil-debug")
+				page = openSnippet(t, off)
+			}
+			page.waitTool("rotate_key")
+			got := eval[settled](page.tab, `document.modelContext.getTools()
+				.then((ts) => document.modelContext.executeTool(ts.find((t) => t.name === "rotate_key"), {}))
+				.then((value) => ({ok: true, value, type: typeof value}), (e) => ({ok: false, error: {name: e.name, message: e.message}}))`)
+			agent, err := json.Marshal(got)
+			require.NoError(t, err)
+			assert.NotContains(t, string(agent), "rotation failed", "debug %v: what the agent gets: %s", on, agent)
+			page.flushConsole()
+			console := strings.Join(page.consoleTexts(), "\n")
+			assert.Contains(t, console, `veil: tool "rotate_key" threw`, "debug %v: the console", on)
+			if on {
+				assert.Contains(t, console, msg, "the console, with data-veil-debug")
+			} else {
+				assert.NotContains(t, console, msg, "the console, without data-veil-debug")
+				assert.Contains(t, console, "data-veil-debug shows it here", "the console, without data-veil-debug")
+			}
+		}
+		return ""
+	},
+
+	// docs/page-api.md: veil.version is the npm package's version.
+	"version": func(t *testing.T, p *snippetPage) string {
+		want, err := build.Version()
+		require.NoError(t, err)
+		assert.Equal(t, want, eval[string](p.tab, `veil.version`), "veil.version")
+		p.flushConsole()
+		assert.Contains(t, p.consoleTexts(), "Veil "+want)
+		return ""
 	},
 
 	// docs/install.md: a page of a static folder, the runtime copied

@@ -716,6 +716,11 @@ declare global {
      * data-veil-mode="main".
      */
     readonly mode: 'worker' | 'main';
+    /**
+     * The runtime's version, its npm package's ("0.1.0"): what a page or
+     * a bug report names (docs/CHANGELOG.md says what each changed).
+     */
+    readonly version: string;
     /** Every agent path, for conformance tests. */
     readonly paths: readonly VeilPath[];
 

@@ -270,3 +270,31 @@ func TestWriteSums(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(out, "veil.wasm.gz")))
 	assert.ErrorContains(t, writeSums(out), "veil.wasm.gz", "writeSums without a file")
 }
+
+// TestVersion: the runtime's version is package.json's, and webmcp.js
+// carries it for veil.version.
+func TestVersion(t *testing.T) {
+	v, err := Version()
+	require.NoError(t, err, "Version")
+	root, err := moduleRoot()
+	require.NoError(t, err)
+	pkg, err := os.ReadFile(filepath.Join(root, "package.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(pkg), `"version": "`+v+`"`, "package.json")
+	got, err := bundle("webmcp.js")
+	require.NoError(t, err, "bundle(webmcp.js)")
+	assert.Contains(t, string(got), `"`+v+`"`, "webmcp.js holds the version")
+	assert.NotContains(t, string(got), "VEIL_VERSION", "the build defines VEIL_VERSION")
+	assert.NotContains(t, string(got), "0.0.0-source", "the version outside a bundle is left out")
+
+	// The changelog's newest entry is this version's.
+	log, err := os.ReadFile(filepath.Join(root, "docs", "CHANGELOG.md"))
+	require.NoError(t, err)
+	for line := range strings.Lines(string(log)) {
+		if strings.HasPrefix(line, "## ") {
+			assert.True(t, strings.HasPrefix(line, "## "+v+" ") || strings.TrimSpace(line) == "## "+v,
+				"docs/CHANGELOG.md: the newest entry is %q, want package.json's version %s", strings.TrimSpace(line), v)
+			break
+		}
+	}
+}

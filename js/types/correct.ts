@@ -218,6 +218,7 @@ testing.ontoolchange = () => {};
 
 await veil.ready;
 const where: 'worker' | 'main' = veil.mode;
+const version: string = veil.version;
 for (const p of veil.paths) {
   const view: string | null = await p.execute('send_email', '{"to":"a@example.com","body":"hi"}');
   console.log(where, p.name, view);
