@@ -70,8 +70,9 @@ var (
 	// checkedLangs are compiled or checked: go (a whole file, or with
 	// fragment a function body), json (it parses; with view=NAME it is
 	// the agent view the check NAME returns), txtar (a data case,
-	// replayed) and nginx (the configuration TestNginx serves dist/ with).
-	checkedLangs = []string{"go", "json", "txtar", "nginx"}
+	// replayed), nginx (the configuration TestNginx serves dist/ with)
+	// and csp (a Content-Security-Policy TestCSP loads a page under).
+	checkedLangs = []string{"go", "json", "txtar", "nginx", "csp"}
 	// quietLangs are shell commands and output: never run.
 	quietLangs = []string{"sh", "text"}
 	// knownAttrs are the attributes each language takes.
@@ -80,6 +81,7 @@ var (
 		"js":   {"check", "module", "file"},
 		"go":   {"fragment"},
 		"json": {"view", "file"},
+		"csp":  {"mode", "for"},
 	}
 )
 
@@ -230,6 +232,9 @@ func TestSnippetInfoStrings(t *testing.T) {
 		}
 		if v, ok := s.attrs["view"]; ok {
 			views[v] = true
+		}
+		if s.lang == "csp" && (!slices.Contains(cspModes, s.attrs["mode"]) || !slices.Contains(cspFor, s.attrs["for"])) {
+			t.Errorf("%s: a csp block needs mode= one of %v and for= one of %v", s, cspModes, cspFor)
 		}
 	}
 	for name := range snippetChecks {
