@@ -75,6 +75,9 @@ var (
 	checkedLangs = []string{"go", "json", "txtar", "nginx", "csp"}
 	// quietLangs are shell commands and output: never run.
 	quietLangs = []string{"sh", "text"}
+	// recipeLangs are TypeScript: only a recipe's files (file=), which
+	// its test compiles with tsc --strict.
+	recipeLangs = []string{"ts", "tsx"}
 	// knownAttrs are the attributes each language takes.
 	knownAttrs = map[string][]string{
 		"html": {"check", "file"},
@@ -82,6 +85,8 @@ var (
 		"go":   {"fragment"},
 		"json": {"view", "file"},
 		"csp":  {"mode", "for"},
+		"ts":   {"file"},
+		"tsx":  {"file"},
 	}
 )
 
@@ -196,7 +201,7 @@ func TestSnippetInfoStrings(t *testing.T) {
 	used := map[string][]string{}
 	views := map[string]bool{}
 	for _, s := range readSnippets(t) {
-		known := slices.Concat(runLangs, checkedLangs, quietLangs)
+		known := slices.Concat(runLangs, checkedLangs, quietLangs, recipeLangs)
 		if s.lang == "" {
 			t.Errorf("%s: the code block has no info string; give it one of %v (sh or text when it is not to run)", s, known)
 			continue
@@ -209,6 +214,9 @@ func TestSnippetInfoStrings(t *testing.T) {
 			if !slices.Contains(knownAttrs[s.lang], k) {
 				t.Errorf("%s: a %s block takes no attribute %q (it takes %v)", s, s.lang, k, knownAttrs[s.lang])
 			}
+		}
+		if _, _, ok := s.recipeFile(); !ok && slices.Contains(recipeLangs, s.lang) {
+			t.Errorf("%s: a %s block is a recipe's file: it needs file=RECIPE/PATH", s, s.lang)
 		}
 		if recipe, path, ok := s.recipeFile(); ok {
 			if recipe == "" || path == "" || filepath.IsAbs(path) || strings.Contains("/"+path+"/", "/../") {

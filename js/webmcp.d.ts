@@ -782,4 +782,43 @@ declare global {
   interface HTMLElementTagNameMap {
     'veil-secrets': VeilSecretsElement;
   }
+
+  /**
+   * The attributes of <veil-secrets> in JSX (React and the like), as
+   * strings or numbers, with the few every element takes.
+   */
+  interface VeilSecretsAttributes {
+    /** Seconds a revealed value stays shown (default 30). */
+    'hide-after'?: number | `${number}`;
+    /** The level of the tray's heading, 1 to 6 (default 2). */
+    'heading-level'?: 1 | 2 | 3 | 4 | 5 | 6 | '1' | '2' | '3' | '4' | '5' | '6';
+    id?: string;
+    class?: string;
+    className?: string;
+    slot?: string;
+    hidden?: boolean;
+    style?: unknown;
+    /** Elements for the slots "title" and "empty". */
+    children?: unknown;
+    ref?: unknown;
+  }
+
+  /** <veil-secrets> for JSX that looks the element up in the global JSX namespace. */
+  namespace JSX {
+    interface IntrinsicElements {
+      'veil-secrets': VeilSecretsAttributes;
+    }
+  }
+}
+
+/**
+ * <veil-secrets> for React 19's JSX ("jsx": "react-jsx"), which looks the
+ * element up in react/jsx-runtime's JSX namespace, not the global one.
+ */
+declare module 'react/jsx-runtime' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'veil-secrets': VeilSecretsAttributes;
+    }
+  }
 }
