@@ -456,6 +456,14 @@ func openSnippet(t *testing.T, s snippet) *snippetPage {
 	site := &snippetSite{}
 	mux := http.NewServeMux()
 	mux.Handle("/veil/", http.StripPrefix("/veil", serve.Handler(os.DirFS(distDir))))
+	// docs/serving.md's versioned folder, cached for ever.
+	version, err := build.Version()
+	require.NoError(t, err)
+	versioned := http.StripPrefix("/veil/"+version, serve.Handler(os.DirFS(distDir)))
+	mux.Handle("/veil/"+version+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		versioned.ServeHTTP(w, r)
+	}))
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, pageHTML)
@@ -619,6 +627,26 @@ var snippetChecks = map[string]snippetCheck{
 				assert.Contains(t, console, "data-veil-debug shows it here", "the console, without data-veil-debug")
 			}
 		}
+		return ""
+	},
+
+	// docs/serving.md: the runtime from a folder named by its version
+	// starts there, loads every file from it, and is sent cached for ever.
+	"versioned": func(t *testing.T, p *snippetPage) string {
+		want, err := build.Version()
+		require.NoError(t, err)
+		assert.Equal(t, want, eval[string](p.tab, `veil.version`), "the folder's name is veil.version")
+		p.register(`{name: "make_key", description: "Makes an API key",
+			outputSchema: {type: "object", properties: {key: {type: "string", "x-sensitive": true}}}}`, `{key: `+js(snippetSecret)+`}`)
+		assertWithheld(t, p.execute("make_key", `{}`).String(t), snippetSecret, "make_key")
+		loaded := eval[[]string](p.tab, `performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname).filter((p) => p.startsWith("/veil/"))`)
+		require.NotEmpty(t, loaded)
+		for _, path := range loaded {
+			assert.True(t, strings.HasPrefix(path, "/veil/"+want+"/"), "%s is loaded from the versioned folder", path)
+		}
+		assert.Contains(t, loaded, "/veil/"+want+"/webmcp.js")
+		assert.Equal(t, "public, max-age=31536000, immutable",
+			eval[string](p.tab, `fetch("/veil/`+want+`/veil.wasm", {method: "HEAD"}).then((r) => r.headers.get("Cache-Control"))`))
 		return ""
 	},
 
