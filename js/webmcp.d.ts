@@ -449,9 +449,9 @@ declare global {
    * - signin: 401; forbidden: 403;
    * - ratelimited: 429, retryAfter says when to try again;
    * - unavailable: a 5xx answer; network: no answer at all;
-   * - error: anything else, an answer that is not redeem's own among them
-   *   (a router's or a proxy's 404 page: the console then names the path
-   *   fetched and what to check).
+   * - error: anything else, an answer whose body is not redeem's JSON among
+   *   them (a router's or a proxy's 404 page: the console then names the
+   *   path fetched and what to check).
    */
   type VeilRevealFailure =
     | 'activation'

@@ -96,7 +96,8 @@
 // whose pattern does not match answers its own 404 (ServeMux's
 // "404 page not found"), and a proxy its own page. The page's reveal
 // (veil-redeem.js) tells those apart from the Handler's answers, which are
-// always JSON with "value" or "error": it then says in the page's console
+// always JSON with "value" or "error" (a body that is neither, not an
+// empty one): it then says in the page's console
 // which path it fetched (less the id), and that BasePath, StrippedPrefix
 // and the proxy's or router's route are to be checked, and tells the user
 // the site did not answer as expected, not that the secret does not

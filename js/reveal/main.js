@@ -20,21 +20,23 @@ const misleading = new Set([200, 404, 405, 410]);
 
 /**
  * own reads an answer as redeem's Handler writes it: JSON, {"value"} for
- * 200 and {"error"} for the rest. Anything else (a proxy's or a router's
- * page) gives undefined.
+ * 200 and {"error"} for the rest. An answer with no body is taken at its
+ * status, as a backend of the redemption contract may answer; one with
+ * another body (a proxy's or a router's page) gives undefined.
  * @param {Response} res
  * @returns {Promise<{value?: unknown, error?: unknown} | undefined>}
  */
 const own = async (res) => {
-  if (!/^application\/json\b/i.test(res.headers.get('Content-Type') ?? '')) return undefined;
-  let body;
+  let text = '';
   try {
-    body = await res.json();
-  } catch {
-    return undefined;
-  }
-  if (typeof body !== 'object' || body === null) return undefined;
-  return res.status === 200 ? ('value' in body ? body : undefined) : typeof body.error === 'string' ? body : undefined;
+    text = await res.text();
+  } catch {}
+  if (!text.trim()) return {};
+  try {
+    const body = JSON.parse(text);
+    if (typeof body === 'object' && body !== null && (res.status === 200 ? 'value' in body : typeof body.error === 'string')) return body;
+  } catch {}
+  return undefined;
 };
 
 /**

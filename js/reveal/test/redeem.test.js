@@ -58,12 +58,11 @@ const warnings = async (f) => {
   }
 };
 
-test("redeem: an answer that is not redeem's own names the URL and what to check, never the id", async () => {
+test("redeem: an answer with a body that is not redeem's own names the URL and what to check, never the id", async () => {
   const id = 'Zq3xV9kLmN0pQrStUvWxYz';
   for (const [what, res] of [
     ["ServeMux's 404", reply(404, '404 page not found\n', { 'Content-Type': 'text/plain; charset=utf-8' })],
     ["a proxy's 404 page", reply(404, '<html>Not Found</html>', { 'Content-Type': 'text/html' })],
-    ["a proxy's 410 without a body", reply(410)],
     ['JSON that is not redeem\'s', reply(404, '{"message":"no route"}', json)],
     ["ServeMux's 405", reply(405, 'Method Not Allowed\n', { 'Content-Type': 'text/plain' })],
     ["a single-page app's index.html for any path", reply(200, '<!doctype html>', { 'Content-Type': 'text/html' })],
@@ -86,7 +85,8 @@ test("redeem: an answer that is not redeem's own names the URL and what to check
   assert.ok(!said[0].includes(id));
 
   // redeem's own answers: no warning.
-  for (const res of [reply(404, '{"error":"not_found"}', json), reply(410, '{"error":"gone"}', json), reply(200, '{"value":"v"}', { 'Content-Type': 'application/json; charset=utf-8' }), reply(502, 'Bad Gateway')]) {
+  // And an answer with no body, taken at its status.
+  for (const res of [reply(404, '{"error":"not_found"}', json), reply(410, '{"error":"gone"}', json), reply(200, '{"value":"v"}'), reply(502, 'Bad Gateway'), reply(410), reply(404)]) {
     answer(res);
     const [, said] = await warnings(() => redeem(`https://site.test/r/${id}`));
     assert.deepEqual(said, [], `${res.status}: no warning`);
