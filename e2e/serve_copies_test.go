@@ -120,6 +120,11 @@ func TestServeCopies(t *testing.T) {
 	writeTestFile(t, program, node)
 
 	installed := filepath.Join(app, "node_modules", "@veilmcp", "veil", "dist")
+	if plain, err := os.Stat(filepath.Join(installed, "veil.wasm")); err == nil {
+		if br, err := os.Stat(filepath.Join(installed, "veil.wasm.br")); err == nil {
+			t.Logf("npm install wrote veil.wasm.br %v before veil.wasm", plain.ModTime().Sub(br.ModTime()))
+		}
+	}
 	// Whatever order npm wrote them in this time: every variant older
 	// than its file, as npm install left them when the issue was filed.
 	aged := t.TempDir()
