@@ -108,7 +108,7 @@ func TestMCPClientDoc(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "the client logged no result: %v", tb.consoleTexts())
 		tb.flushConsole()
 		for _, m := range tb.consoleTexts() {
-			if r, ok := strings.CutPrefix(m, "result: "); ok {
+			if r, ok := strings.CutPrefix(m, "log: result: "); ok {
 				result = r
 			}
 		}
@@ -116,7 +116,7 @@ func TestMCPClientDoc(t *testing.T) {
 			tb.poll(`new Promise((r) => setTimeout(() => r(true), 50))`)
 		}
 	}
-	assert.Contains(t, tb.consoleTexts(), "tools: generate_api_key", "the client lists the page's tool")
+	assert.Contains(t, tb.consoleTexts(), "log: tools: generate_api_key", "the client lists the page's tool")
 	var res struct {
 		Content []struct {
 			Type, Text string

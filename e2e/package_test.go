@@ -250,13 +250,16 @@ func TestPackage(t *testing.T) {
 	t.Run("types", func(t *testing.T) {
 		// The recipe's tsconfig.json without the package's types: the
 		// error a newcomer met, which the types line takes away.
-		var cfg map[string]map[string]any
+		var cfg struct {
+			CompilerOptions map[string]any `json:"compilerOptions"`
+			Include         []string       `json:"include"`
+		}
 		require.NoError(t, json.Unmarshal([]byte(recipes["vite"]["tsconfig.json"]), &cfg), "the recipe's tsconfig.json")
-		types, _ := cfg["compilerOptions"]["types"].([]any)
+		types, _ := cfg.CompilerOptions["types"].([]any)
 		require.Contains(t, types, "@veilmcp/veil", "%s: the recipe's tsconfig.json names the package's types", installDoc)
 		for _, with := range []bool{true, false} {
 			if !with {
-				cfg["compilerOptions"]["types"] = slices.DeleteFunc(slices.Clone(types), func(v any) bool { return v == "@veilmcp/veil" })
+				cfg.CompilerOptions["types"] = slices.DeleteFunc(slices.Clone(types), func(v any) bool { return v == "@veilmcp/veil" })
 			}
 			b, err := json.Marshal(cfg)
 			require.NoError(t, err)
@@ -287,7 +290,9 @@ func TestPackage(t *testing.T) {
 		}
 		modules := filepath.Join(dir, "node_modules")
 		require.NoError(t, os.Mkdir(modules, 0o755))
-		require.NoError(t, os.Symlink(filepath.Join(app, "node_modules", "@veilmcp"), filepath.Join(modules, "@veilmcp")))
+		// A copy, as npm installs it beside @types/react: TypeScript
+		// resolves react/jsx-runtime from where the package really is.
+		copyTree(t, filepath.Join(app, "node_modules", "@veilmcp"), filepath.Join(modules, "@veilmcp"))
 		for _, m := range []string{"@types", "csstype"} {
 			require.NoError(t, os.Symlink(filepath.Join(bin, "..", m), filepath.Join(modules, m)))
 		}

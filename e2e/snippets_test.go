@@ -656,7 +656,7 @@ var snippetChecks = map[string]snippetCheck{
 		require.NoError(t, err)
 		assert.Equal(t, want, eval[string](p.tab, `veil.version`), "veil.version")
 		p.flushConsole()
-		assert.Contains(t, p.consoleTexts(), "Veil "+want)
+		assert.Contains(t, p.consoleTexts(), "info: Veil "+want)
 		return ""
 	},
 
