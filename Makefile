@@ -15,7 +15,7 @@ help:
 	@awk '/^## [a-z-]+:/ { sub(/^## /, ""); print; next } /^## / { sub(/^## /, "    "); print }' $(MAKEFILE_LIST)
 
 ## build: write dist/ (webmcp.js, worker.js, veil.wasm, wasm_exec.js, .br/.gz,
-## THIRD_PARTY_NOTICES)
+## THIRD_PARTY_NOTICES, SHA256SUMS)
 build dist:
 	$(GO) run ./js/cmd/veil-dist -out dist
 
@@ -44,6 +44,7 @@ deps:
 WASMTEST := PATH="$(WASMPATH)" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/...
 TSC      := node_modules/.bin/tsc --strict -p js/types
 TSCJS    := node_modules/.bin/tsc -p js/types/tsconfig.runtime.json
+TSCJSX   := node_modules/.bin/tsc -p js/types/tsconfig.jsx.json
 
 ## test: everything: native Go tests, Redis and Chromium suites, a few files of the
 ## WPT-format suite in Chromium, Firefox and WebKit, wasm tests under Node, tsc
@@ -65,6 +66,7 @@ test: deps node_modules/.package-lock.json
 	  'wasm=$(WASMTEST) -json' \
 	  'types=$(TSC)' \
 	  'checkjs=$(TSCJS)' \
+	  'jsx=$(TSCJSX)' \
 	  'node=node --test js/*/test/*.test.js'
 
 ## test-go: the native Go tests but the browser suites, e2e and e2e/wpt (no browser
@@ -92,10 +94,12 @@ wpt: deps node_modules/.package-lock.json
 	$(GO) run ./js/cmd/veil-wpt $(WPTFLAGS)
 
 ## test-types: tsc --strict over webmcp.d.ts and the programs in js/types/, then
-## tsc over the runtime's modules, whose ops are typed by the generated contract
+## tsc over the runtime's modules, whose ops are typed by the generated contract,
+## then <veil-secrets> in React's JSX
 test-types: node_modules/.package-lock.json
 	$(TSC)
 	$(TSCJS)
+	$(TSCJSX)
 
 # npm ci installs what package.json pins: TypeScript, esbuild with the MCP
 # client packages the e2e tests bundle, and Vite, which builds

@@ -216,7 +216,11 @@ func TestPackage(t *testing.T) {
 		}
 	})
 
+	require.Contains(t, recipes, "react", "%s: the React recipe", installDoc)
 	app := recipeProject(t, recipes["vite"], tarball)
+	// Vite's own types ("vite/client" in the recipe's tsconfig.json), as
+	// the recipe's devDependencies would install them: the module's Vite.
+	require.NoError(t, os.Symlink(filepath.Join(bin, "..", "vite"), filepath.Join(app, "node_modules", "vite")))
 	// The other recipe is the same project with its own files; copied
 	// before the build, so that its public/ is its own.
 	imported := t.TempDir()
@@ -245,20 +249,58 @@ func TestPackage(t *testing.T) {
 	})
 
 	t.Run("types", func(t *testing.T) {
-		// As docs/install.md says: the package's name in compilerOptions.types.
+		// The recipe's tsconfig.json without the package's types: the
+		// error a newcomer met, which the types line takes away.
+		var cfg struct {
+			CompilerOptions map[string]any `json:"compilerOptions"`
+			Include         []string       `json:"include"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(recipes["vite"]["tsconfig.json"]), &cfg), "the recipe's tsconfig.json")
+		types, _ := cfg.CompilerOptions["types"].([]any)
+		require.Contains(t, types, "@veilmcp/veil", "%s: the recipe's tsconfig.json names the package's types", installDoc)
+		for _, with := range []bool{true, false} {
+			if !with {
+				cfg.CompilerOptions["types"] = slices.DeleteFunc(slices.Clone(types), func(v any) bool { return v == "@veilmcp/veil" })
+			}
+			b, err := json.Marshal(cfg)
+			require.NoError(t, err)
+			dir := t.TempDir()
+			require.NoError(t, os.Symlink(filepath.Join(app, "node_modules"), filepath.Join(dir, "node_modules")))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "tsconfig.json"), b, 0o644))
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "src", "main.ts"), []byte(
+				recipes["vite"]["src/main.ts"]+"\nconst mode: 'worker' | 'main' = veil.mode;\nvoid mode;\n"), 0o644))
+			cmd := exec.Command(filepath.Join(bin, "tsc"), "--strict", "-p", ".")
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			if with {
+				assert.NoError(t, err, "tsc over the recipe's main.ts with the package's types:\n%s", out)
+			} else {
+				assert.Error(t, err, "tsc without the package's types")
+				assert.Contains(t, string(out), "modelContext", "tsc without the package's types")
+			}
+		}
+	})
+
+	t.Run("react", func(t *testing.T) {
+		// The React recipe, with the package from the tarball and the
+		// @types/react the module pins.
 		dir := t.TempDir()
-		require.NoError(t, os.Symlink(filepath.Join(app, "node_modules"), filepath.Join(dir, "node_modules")))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(`{
-  "compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler",
-    "lib": ["es2023", "dom", "dom.iterable"], "types": ["@veilmcp/veil"]},
-  "files": ["main.ts"]
-}`), 0o644))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "main.ts"), []byte(
-			recipes["vite"]["src/main.js"]+"\nconst mode: 'worker' | 'main' = veil.mode;\nvoid mode;\n"), 0o644))
-		cmd := exec.Command(filepath.Join(bin, "tsc"), "-p", ".")
+		for p, code := range recipes["react"] {
+			writeTestFile(t, filepath.Join(dir, filepath.FromSlash(p)), code)
+		}
+		modules := filepath.Join(dir, "node_modules")
+		require.NoError(t, os.Mkdir(modules, 0o755))
+		// A copy, as npm installs it beside @types/react: TypeScript
+		// resolves react/jsx-runtime from where the package really is.
+		copyTree(t, filepath.Join(app, "node_modules", "@veilmcp"), filepath.Join(modules, "@veilmcp"))
+		for _, m := range []string{"@types", "csstype"} {
+			require.NoError(t, os.Symlink(filepath.Join(bin, "..", m), filepath.Join(modules, m)))
+		}
+		cmd := exec.Command(filepath.Join(bin, "tsc"), "--strict", "-p", ".")
 		cmd.Dir = dir
 		out, err := cmd.CombinedOutput()
-		assert.NoError(t, err, "tsc over the recipe's main.js with the package's types:\n%s", out)
+		assert.NoError(t, err, "tsc --strict over the React recipe:\n%s", out)
 	})
 
 	t.Run("vite", func(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/veilmcp/veil/e2e/corpus"
+	"github.com/veilmcp/veil/js/build"
 	"github.com/veilmcp/veil/js/serve"
 )
 
@@ -69,16 +70,23 @@ var (
 	// checkedLangs are compiled or checked: go (a whole file, or with
 	// fragment a function body), json (it parses; with view=NAME it is
 	// the agent view the check NAME returns), txtar (a data case,
-	// replayed) and nginx (the configuration TestNginx serves dist/ with).
-	checkedLangs = []string{"go", "json", "txtar", "nginx"}
+	// replayed), nginx (the configuration TestNginx serves dist/ with)
+	// and csp (a Content-Security-Policy TestCSP loads a page under).
+	checkedLangs = []string{"go", "json", "txtar", "nginx", "csp"}
 	// quietLangs are shell commands and output: never run.
 	quietLangs = []string{"sh", "text"}
+	// recipeLangs are TypeScript: only a recipe's files (file=), which
+	// its test compiles with tsc --strict.
+	recipeLangs = []string{"ts", "tsx"}
 	// knownAttrs are the attributes each language takes.
 	knownAttrs = map[string][]string{
 		"html": {"check", "file"},
 		"js":   {"check", "module", "file"},
 		"go":   {"fragment"},
 		"json": {"view", "file"},
+		"csp":  {"mode", "for"},
+		"ts":   {"file"},
+		"tsx":  {"file"},
 	}
 )
 
@@ -194,7 +202,7 @@ func TestSnippetInfoStrings(t *testing.T) {
 	used := map[string][]string{}
 	views := map[string]bool{}
 	for _, s := range readSnippets(t) {
-		known := slices.Concat(runLangs, checkedLangs, quietLangs)
+		known := slices.Concat(runLangs, checkedLangs, quietLangs, recipeLangs)
 		if s.lang == "" {
 			t.Errorf("%s: the code block has no info string; give it one of %v (sh or text when it is not to run)", s, known)
 			continue
@@ -207,6 +215,9 @@ func TestSnippetInfoStrings(t *testing.T) {
 			if !slices.Contains(knownAttrs[s.lang], k) {
 				t.Errorf("%s: a %s block takes no attribute %q (it takes %v)", s, s.lang, k, knownAttrs[s.lang])
 			}
+		}
+		if _, _, ok := s.recipeFile(); !ok && slices.Contains(recipeLangs, s.lang) {
+			t.Errorf("%s: a %s block is a recipe's file: it needs file=RECIPE/PATH", s, s.lang)
 		}
 		if recipe, path, ok := s.recipeFile(); ok {
 			if recipe == "" || path == "" || filepath.IsAbs(path) || strings.Contains("/"+path+"/", "/../") {
@@ -230,6 +241,9 @@ func TestSnippetInfoStrings(t *testing.T) {
 		}
 		if v, ok := s.attrs["view"]; ok {
 			views[v] = true
+		}
+		if s.lang == "csp" && (!slices.Contains(cspModes, s.attrs["mode"]) || !slices.Contains(cspFor, s.attrs["for"])) {
+			t.Errorf("%s: a csp block needs mode= one of %v and for= one of %v", s, cspModes, cspFor)
 		}
 	}
 	for name := range snippetChecks {
@@ -420,7 +434,8 @@ func TestSnippetsBrowser(t *testing.T) {
 // snippetPage is a snippet's page, open in a tab, and the site behind it.
 type snippetPage struct {
 	*tab
-	site *snippetSite
+	site    *snippetSite
+	snippet snippet
 }
 
 // snippetSite is the site a snippet's page is on: the page at /, the
@@ -447,6 +462,14 @@ func openSnippet(t *testing.T, s snippet) *snippetPage {
 	site := &snippetSite{}
 	mux := http.NewServeMux()
 	mux.Handle("/veil/", http.StripPrefix("/veil", serve.Handler(os.DirFS(distDir))))
+	// docs/serving.md's versioned folder, cached for ever.
+	version, err := build.Version()
+	require.NoError(t, err)
+	versioned := http.StripPrefix("/veil/"+version, serve.Handler(os.DirFS(distDir)))
+	mux.Handle("/veil/"+version+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		versioned.ServeHTTP(w, r)
+	}))
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, pageHTML)
@@ -491,7 +514,7 @@ func openSnippet(t *testing.T, s snippet) *snippetPage {
 	for _, m := range msgs {
 		require.False(t, m.IsException(), "%s threw as the page loaded: %s", s, m)
 	}
-	return &snippetPage{tab: tb, site: site}
+	return &snippetPage{tab: tb, site: site, snippet: s}
 }
 
 // mails returns what POST /api/mail received.
@@ -578,6 +601,69 @@ var snippetChecks = map[string]snippetCheck{
 			assert.NotContains(t, m, "MCP server", "the console")
 		}
 		return view
+	},
+
+	// docs/page-api.md: with data-veil-debug, a tool's own error is in the
+	// page's console, and never in what the agent gets; without it, the
+	// console says only that the tool threw.
+	"debug": func(t *testing.T, p *snippetPage) string {
+		const msg = "rotation failed: 409 from /api/keys/rotate"
+		for _, on := range []bool{true, false} {
+			page := p
+			if !on {
+				off := p.snippet
+				off.code = strings.Replace(off.code, " data-veil-debug", "", 1)
+				require.NotEqual(t, p.snippet.code, off.code, "the snippet has data-veil-debug")
+				page = openSnippet(t, off)
+			}
+			page.waitTool("rotate_key")
+			got := eval[settled](page.tab, `document.modelContext.getTools()
+				.then((ts) => document.modelContext.executeTool(ts.find((t) => t.name === "rotate_key"), {}))
+				.then((value) => ({ok: true, value, type: typeof value}), (e) => ({ok: false, error: {name: e.name, message: e.message}}))`)
+			agent, err := json.Marshal(got)
+			require.NoError(t, err)
+			assert.NotContains(t, string(agent), "rotation failed", "debug %v: what the agent gets: %s", on, agent)
+			page.flushConsole()
+			console := strings.Join(page.consoleTexts(), "\n")
+			assert.Contains(t, console, `veil: tool "rotate_key" threw`, "debug %v: the console", on)
+			if on {
+				assert.Contains(t, console, msg, "the console, with data-veil-debug")
+			} else {
+				assert.NotContains(t, console, msg, "the console, without data-veil-debug")
+				assert.Contains(t, console, "data-veil-debug shows it here", "the console, without data-veil-debug")
+			}
+		}
+		return ""
+	},
+
+	// docs/serving.md: the runtime from a folder named by its version
+	// starts there, loads every file from it, and is sent cached for ever.
+	"versioned": func(t *testing.T, p *snippetPage) string {
+		want, err := build.Version()
+		require.NoError(t, err)
+		assert.Equal(t, want, eval[string](p.tab, `veil.version`), "the folder's name is veil.version")
+		p.register(`{name: "make_key", description: "Makes an API key",
+			outputSchema: {type: "object", properties: {key: {type: "string", "x-sensitive": true}}}}`, `{key: `+js(snippetSecret)+`}`)
+		assertWithheld(t, p.execute("make_key", `{}`).String(t), snippetSecret, "make_key")
+		loaded := eval[[]string](p.tab, `performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname).filter((p) => p.startsWith("/veil/"))`)
+		require.NotEmpty(t, loaded)
+		for _, path := range loaded {
+			assert.True(t, strings.HasPrefix(path, "/veil/"+want+"/"), "%s is loaded from the versioned folder", path)
+		}
+		assert.Contains(t, loaded, "/veil/"+want+"/webmcp.js")
+		assert.Equal(t, "public, max-age=31536000, immutable",
+			eval[string](p.tab, `fetch("/veil/`+want+`/veil.wasm", {method: "HEAD"}).then((r) => r.headers.get("Cache-Control"))`))
+		return ""
+	},
+
+	// docs/page-api.md: veil.version is the npm package's version.
+	"version": func(t *testing.T, p *snippetPage) string {
+		want, err := build.Version()
+		require.NoError(t, err)
+		assert.Equal(t, want, eval[string](p.tab, `veil.version`), "veil.version")
+		p.flushConsole()
+		assert.Contains(t, p.consoleTexts(), "info: Veil "+want)
+		return ""
 	},
 
 	// docs/install.md: a page of a static folder, the runtime copied

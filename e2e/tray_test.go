@@ -569,3 +569,42 @@ func TestDemoRunWaitsForEngine(t *testing.T) {
 		assert.Equal(t, "create_api_key finished.", eval[string](d.tab, `document.querySelector("#run-status").textContent`))
 	})
 }
+
+// TestTrayRevealedByPage checks that a key the page redeems itself, with
+// veil.reveal from its own button, shows spent in the tray at once, with
+// no Reveal or Copy, and that the tray's own reveal of another key does
+// not count as the page's.
+func TestTrayRevealedByPage(t *testing.T) {
+	oneBrowserMode(t, func(t *testing.T, b *browser, mode string) {
+		s := newTraySite(t, false)
+		d := openTray(t, s, b, mode, "", true)
+
+		own := d.makeKey("tray-key", 300)
+		d.press("tray-key", "Reveal")
+		d.waitRow("tray-key", rowShown)
+
+		page := d.makeKey("page-key", 300)
+		eval[chromedp.Void](d.tab, `veil.items().then((items) => {
+			const item = items.find((i) => i.label.includes("page-key"));
+			const b = document.createElement("button");
+			b.id = "page-reveal";
+			b.textContent = "Reveal with veil.reveal";
+			b.onclick = () => void (window.pageReveal = veil.reveal(item.handle));
+			document.body.prepend(b);
+		})`)
+		click(d, chromedp.CSS("#page-reveal"))
+		got := eval[map[string]any](d.tab, `window.pageReveal`)
+		require.Equal(t, true, got["ok"], "veil.reveal of the key: %v", got)
+		r := d.waitRow("page-key", rowState)
+		assert.Equal(t, "Spent", r.State)
+		assert.Equal(t, "Revealed by the page. The server will not hand it out again.", r.Message)
+		assert.ElementsMatch(t, []string{"Reveal", "Copy"}, r.Disabled, "the key the page spent: disabled buttons")
+		assert.NotContains(t, r.HTML, got["value"], "the tray holds no value it did not redeem")
+		assert.Equal(t, 1, s.redeemed(page), "the page's redemption alone")
+
+		r = d.row("tray-key")
+		assert.Empty(t, r.State, "the key the tray revealed itself is not marked spent by the page")
+		assert.NotEmpty(t, r.Shown, "the key the tray revealed is still shown")
+		assert.Equal(t, 1, s.redeemed(own))
+	})
+}

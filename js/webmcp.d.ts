@@ -443,13 +443,15 @@ declare global {
   /**
    * Why a reveal failed:
    * - activation: no transient user activation (reveal from a click or key handler);
-   * - notfound: the item is no longer held, or the server answered 404;
+   * - notfound: the item is no longer held, or redeem answered 404;
    * - invalid: a redeemUrl not on the page's origin; nothing was fetched;
    * - gone: 410, the secret expired or was already revealed;
    * - signin: 401; forbidden: 403;
    * - ratelimited: 429, retryAfter says when to try again;
    * - unavailable: a 5xx answer; network: no answer at all;
-   * - error: anything else.
+   * - error: anything else, an answer whose body is not redeem's JSON among
+   *   them (a router's or a proxy's 404 page: the console then names the
+   *   path fetched and what to check).
    */
   type VeilRevealFailure =
     | 'activation'
@@ -484,6 +486,11 @@ declare global {
     held: CustomEvent<{ readonly tool: string; readonly call: string; readonly count: number }>;
     /** veil.forget wiped an item. */
     forgotten: CustomEvent<{ readonly handle: string }>;
+    /**
+     * veil.reveal redeemed a secret_reference: its server will not hand it
+     * out again. The tray marks it spent unless it redeemed it itself.
+     */
+    redeemed: CustomEvent<{ readonly handle: string }>;
     /** A tool returned secret_reference items that are not valid. */
     invalidreference: CustomEvent<{ readonly tool: string; readonly reasons: readonly string[] }>;
     /** A result carried _meta keys under dev.veil/, which only the runtime writes; they were removed. */
@@ -709,6 +716,11 @@ declare global {
      * data-veil-mode="main".
      */
     readonly mode: 'worker' | 'main';
+    /**
+     * The runtime's version, its npm package's ("0.1.0"): what a page or
+     * a bug report names (docs/CHANGELOG.md says what each changed).
+     */
+    readonly version: string;
     /** Every agent path, for conformance tests. */
     readonly paths: readonly VeilPath[];
 
@@ -776,5 +788,44 @@ declare global {
 
   interface HTMLElementTagNameMap {
     'veil-secrets': VeilSecretsElement;
+  }
+
+  /**
+   * The attributes of <veil-secrets> in JSX (React and the like), as
+   * strings or numbers, with the few every element takes.
+   */
+  interface VeilSecretsAttributes {
+    /** Seconds a revealed value stays shown (default 30). */
+    'hide-after'?: number | `${number}`;
+    /** The level of the tray's heading, 1 to 6 (default 2). */
+    'heading-level'?: 1 | 2 | 3 | 4 | 5 | 6 | '1' | '2' | '3' | '4' | '5' | '6';
+    id?: string;
+    class?: string;
+    className?: string;
+    slot?: string;
+    hidden?: boolean;
+    style?: unknown;
+    /** Elements for the slots "title" and "empty". */
+    children?: unknown;
+    ref?: unknown;
+  }
+
+  /** <veil-secrets> for JSX that looks the element up in the global JSX namespace. */
+  namespace JSX {
+    interface IntrinsicElements {
+      'veil-secrets': VeilSecretsAttributes;
+    }
+  }
+}
+
+/**
+ * <veil-secrets> for React 19's JSX ("jsx": "react-jsx"), which looks the
+ * element up in react/jsx-runtime's JSX namespace, not the global one.
+ */
+declare module 'react/jsx-runtime' {
+  namespace JSX {
+    interface IntrinsicElements {
+      'veil-secrets': VeilSecretsAttributes;
+    }
   }
 }

@@ -92,6 +92,17 @@
 // than the client. A path under BasePath that names no valid id (a
 // subtree mount's "/redeem/a/b") is an ordinary 404.
 //
+// More often a misrouted request never reaches the Handler: a router
+// whose pattern does not match answers its own 404 (ServeMux's
+// "404 page not found"), and a proxy its own page. The page's reveal
+// (veil-redeem.js) tells those apart from the Handler's answers, which are
+// always JSON with "value" or "error" (a body that is neither, not an
+// empty one): it then says in the page's console
+// which path it fetched (less the id), and that BasePath, StrippedPrefix
+// and the proxy's or router's route are to be checked, and tells the user
+// the site did not answer as expected, not that the secret does not
+// exist.
+//
 // The page that reveals secrets names the same path in its
 // data-veil-redeem-path attribute: [Handler.BasePath] returns it.
 //

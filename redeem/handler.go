@@ -407,12 +407,14 @@ func (h *Handler) tooMany(w http.ResponseWriter, r *http.Request, wait time.Dura
 }
 
 // fail writes an error response and logs it: store failures as errors,
-// refusals that point at an attack as warnings, the rest at debug level.
+// refusals that point at an attack as warnings, the rest (401, 404, 405,
+// 410) at info level, so that a line per answered request reaches the
+// default log. A line names a secret only by the keyed hash of its id.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, code string, key *Key, err error) {
 	w.WriteHeader(status)
 	w.Write(errorBodies[code])
 
-	level := slog.LevelDebug
+	level := slog.LevelInfo
 	switch status {
 	case http.StatusServiceUnavailable:
 		level = slog.LevelError

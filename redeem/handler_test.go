@@ -797,10 +797,12 @@ func TestStripPrefixOverHTTP(t *testing.T) {
 	}
 }
 
-// TestLogging checks that log lines name secrets by keyed hash only.
+// TestLogging checks that every answered request logs a line at info
+// level or above, refusals (404, 410) included, and that log lines name
+// secrets by keyed hash only.
 func TestLogging(t *testing.T) {
 	var buf bytes.Buffer
-	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	h := newHandler(t, func(o *redeem.Options) { o.Logger = logger })
 	const value = "sk_live_never_logged"
 
@@ -821,14 +823,28 @@ func TestLogging(t *testing.T) {
 		assert.NotContains(t, logs, secret, "logs")
 	}
 	keys := map[string]int{}
+	statuses := map[int]int{}
 	for line := range strings.Lines(logs) {
-		var rec struct{ Msg, Key string }
+		var rec struct {
+			Msg, Key, Level string
+			Status          int
+		}
 		require.NoError(t, json.Unmarshal([]byte(line), &rec), "log line %s", line)
 		if rec.Key != "" {
 			assert.Len(t, rec.Key, 43, "key in log line %s", line)
 			keys[rec.Key]++
 		}
+		if rec.Msg == "redeem: refused" {
+			statuses[rec.Status]++
+			if rec.Status == http.StatusNotFound || rec.Status == http.StatusGone {
+				assert.Equal(t, "INFO", rec.Level, "the level of %s", line)
+			}
+		}
 	}
+	// One line per refused request: 403 twice (bob's, the cross-site
+	// one), 410 and 404; the misrouted path has its own error line.
+	assert.Equal(t, map[int]int{http.StatusForbidden: 2, http.StatusGone: 1, http.StatusNotFound: 1}, statuses, "refusals logged, by status")
+	assert.Contains(t, logs, "redeem: misrouted")
 	// ref: issued, 403, 200, 410; other: issued; the unknown id: 404.
 	assert.Len(t, keys, 3, "distinct keys in the logs")
 	assert.Contains(t, keys, keyOf(t, logs, "redeem: secret redeemed"))

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/veilmcp/veil/js/build"
+	"github.com/veilmcp/veil/js/serve"
 )
 
 // modulePath is the module whose checkout ModuleRoot looks for.
@@ -76,7 +77,7 @@ func BuildDist(dir string) error {
 	}
 	// Only this build's files: the cache may hold others that builds of
 	// other checkouts wrote.
-	for _, name := range append(build.Files[:len(build.Files):len(build.Files)], build.NoticesFile) {
+	for _, name := range append(build.Files[:len(build.Files):len(build.Files)], build.NoticesFile, serve.SumsFile) {
 		for _, f := range []string{name, name + ".br", name + ".gz"} {
 			err := CopyFile(filepath.Join(cached, f), filepath.Join(dir, f))
 			if errors.Is(err, fs.ErrNotExist) && f != name {

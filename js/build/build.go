@@ -7,7 +7,9 @@
 // GOOS=js GOARCH=wasm) and wasm_exec.js from the same Go toolchain, each
 // with precompressed .gz and .br files beside it, and THIRD_PARTY_NOTICES
 // ([NoticesFile]) with the license of every module the engine links and of
-// Go. The scripts are minified
+// Go, and SHA256SUMS ([serve.SumsFile]) with the hash of each of these
+// files, by which a server knows a .br or .gz for its file's whatever
+// their times after a copy. The scripts are minified
 // ([Minified]), webmcp.js bundled from the ES modules of package js's
 // webmcp/ into one classic script ([Source]), veil-secrets.js from those
 // of secrets/ into another, and veil-forms.js, veil-frames.js,
@@ -19,6 +21,7 @@ package build
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -28,12 +31,14 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/andybalholm/brotli"
 
 	"github.com/veilmcp/veil/js"
+	"github.com/veilmcp/veil/js/serve"
 )
 
 // modulePath is the module whose ./wasm package is the engine.
@@ -146,7 +151,31 @@ func Dist(outDir string) error {
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return writeSums(out)
+}
+
+// writeSums writes serve.SumsFile into out: the SHA-256 of each file of
+// Files, of its .br and .gz, and of NoticesFile, as sha256sum writes
+// them.
+func writeSums(out string) error {
+	var names []string
+	for _, name := range Files {
+		names = append(names, name, name+".br", name+".gz")
+	}
+	names = append(names, NoticesFile)
+	slices.Sort(names)
+	var b bytes.Buffer
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", serve.SumsFile, err)
+		}
+		fmt.Fprintf(&b, "%x  %s\n", sha256.Sum256(data), name)
+	}
+	return update(filepath.Join(out, serve.SumsFile), b.Bytes())
 }
 
 // copyWasmExec copies the toolchain's wasm_exec.js: the glue must match the

@@ -3,7 +3,10 @@ package build
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"fmt"
 	"io"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +17,8 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/veilmcp/veil/js/serve"
 )
 
 func TestModuleRoot(t *testing.T) {
@@ -223,5 +228,73 @@ func TestBundleModule(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(string(got), "export{"), "bundle(%s): one export", name)
 			assert.False(t, strings.HasPrefix(string(got), `"use strict";(()=>{`), "bundle(%s): a module, not a classic script", name)
 		})
+	}
+}
+
+// TestWriteSums: the sums Dist writes let js/serve send a variant older
+// than its file, as a copy leaves it, and list every file as sha256sum
+// does.
+func TestWriteSums(t *testing.T) {
+	out := t.TempDir()
+	names := []string{NoticesFile}
+	for _, name := range Files {
+		names = append(names, name, name+".br", name+".gz")
+	}
+	for _, name := range names {
+		require.NoError(t, os.WriteFile(filepath.Join(out, name), []byte("bytes of "+name), 0o644))
+	}
+	require.NoError(t, writeSums(out), "writeSums")
+	b, err := os.ReadFile(filepath.Join(out, serve.SumsFile))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	require.Len(t, lines, len(names), "a line per file")
+	assert.Contains(t, lines, fmt.Sprintf("%x  veil.wasm.br", sha256.Sum256([]byte("bytes of veil.wasm.br"))))
+
+	// As npm install leaves them: each variant written before its file.
+	early, late := time.Now().Add(-time.Hour), time.Now()
+	for _, name := range names {
+		mod := late
+		if strings.HasSuffix(name, ".br") || strings.HasSuffix(name, ".gz") {
+			mod = early
+		}
+		require.NoError(t, os.Chtimes(filepath.Join(out, name), mod, mod))
+	}
+	r := httptest.NewRequest("GET", "/veil.wasm", nil)
+	r.Header.Set("Accept-Encoding", "br")
+	w := httptest.NewRecorder()
+	serve.Handler(os.DirFS(out)).ServeHTTP(w, r)
+	assert.Equal(t, "br", w.Result().Header.Get("Content-Encoding"), "Content-Encoding of veil.wasm")
+	assert.Equal(t, "bytes of veil.wasm.br", w.Body.String())
+
+	// A file missing is an error that names it.
+	require.NoError(t, os.Remove(filepath.Join(out, "veil.wasm.gz")))
+	assert.ErrorContains(t, writeSums(out), "veil.wasm.gz", "writeSums without a file")
+}
+
+// TestVersion: the runtime's version is package.json's, and webmcp.js
+// carries it for veil.version.
+func TestVersion(t *testing.T) {
+	v, err := Version()
+	require.NoError(t, err, "Version")
+	root, err := moduleRoot()
+	require.NoError(t, err)
+	pkg, err := os.ReadFile(filepath.Join(root, "package.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(pkg), `"version": "`+v+`"`, "package.json")
+	got, err := bundle("webmcp.js")
+	require.NoError(t, err, "bundle(webmcp.js)")
+	assert.Contains(t, string(got), `"`+v+`"`, "webmcp.js holds the version")
+	assert.NotContains(t, string(got), "VEIL_VERSION", "the build defines VEIL_VERSION")
+	assert.NotContains(t, string(got), "0.0.0-source", "the version outside a bundle is left out")
+
+	// The changelog's newest entry is this version's.
+	log, err := os.ReadFile(filepath.Join(root, "docs", "CHANGELOG.md"))
+	require.NoError(t, err)
+	for line := range strings.Lines(string(log)) {
+		if strings.HasPrefix(line, "## ") {
+			assert.True(t, strings.HasPrefix(line, "## "+v+" ") || strings.TrimSpace(line) == "## "+v,
+				"docs/CHANGELOG.md: the newest entry is %q, want package.json's version %s", strings.TrimSpace(line), v)
+			break
+		}
 	}
 }

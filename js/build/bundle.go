@@ -1,10 +1,13 @@
 package build
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -97,6 +100,11 @@ func bundle(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	v, err := Version()
+	if err != nil {
+		return nil, err
+	}
+	define["VEIL_VERSION"] = strconv.Quote(v)
 	format := api.FormatIIFE
 	if esModules[name] != "" {
 		format = api.FormatESModule
@@ -217,3 +225,31 @@ func inlineContract(p, src string, names map[string]string) (string, error) {
 	})
 	return out, bad
 }
+
+// Version is the runtime's version, which veil.version gives the page:
+// the version of the module root's package.json, the npm package's. A
+// checkout and the module cache (go run …/veil-dist@version) both hold it.
+func Version() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(filepath.Join(root, "package.json"))
+	if err != nil {
+		return "", fmt.Errorf("reading the version: %w", err)
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		return "", fmt.Errorf("reading the version from package.json: %w", err)
+	}
+	if !semver.MatchString(pkg.Version) {
+		return "", fmt.Errorf("package.json's version %q is not MAJOR.MINOR.PATCH", pkg.Version)
+	}
+	return pkg.Version, nil
+}
+
+// semver is a version npm publishes: MAJOR.MINOR.PATCH with an optional
+// pre-release.
+var semver = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$`)

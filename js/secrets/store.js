@@ -20,6 +20,8 @@ const kept = new Map();
 const flying = new Map();
 /** The one-time secrets the user hid for good, by handle: spent in every tray. @type {Set<string>} */
 const spent = new Set();
+/** Those the page redeemed itself, with veil.reveal, outside every tray: spent in every tray. @type {Set<string>} */
+const taken = new Set();
 /** @type {Set<Tray>} the trays in the document */
 const trays = new Set();
 
@@ -31,6 +33,21 @@ export const isKept = (handle) => kept.has(handle);
 export const isFlying = (handle) => flying.has(handle);
 /** isSpent says whether the user hid a one-time secret for good. */
 export const isSpent = (handle) => spent.has(handle);
+/** isTaken says whether the page redeemed a one-time secret itself, outside every tray. */
+export const isTaken = (handle) => taken.has(handle);
+
+/**
+ * take notes that a one-time secret was redeemed (the runtime's redeemed
+ * event): unless a tray redeemed it (it is kept, or on its way), the page
+ * did, and every tray shows it spent. It says whether it noted it.
+ * @param {string} handle
+ */
+export const take = (handle) => {
+  if (kept.has(handle) || flying.has(handle) || taken.has(handle)) return false;
+  taken.add(handle);
+  touch(handle);
+  return true;
+};
 
 /**
  * keep keeps a redeemed one-time secret's value for the page, unless it

@@ -33,5 +33,7 @@ export const ACTIVATION = 'This needs a click or a key press.';
 export const KEPT = 'Shown once: the server will not hand it out again. It stays here until you hide it for good.';
 /** What a kept one-time secret masked again says. */
 export const MASKED = 'Masked. Show brings it back; it stays here until you hide it for good.';
+/** What a one-time secret the page redeemed itself (veil.reveal) says, in every tray. */
+export const TAKEN = 'Revealed by the page. The server will not hand it out again.';
 /** What a one-time secret the user hid for good says, in every tray. */
 export const HIDDEN = 'Hidden for good. The server will not hand it out again.';

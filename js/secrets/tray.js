@@ -5,7 +5,7 @@
 import { el } from './dom.js';
 import { own, on, hidden } from '../webmcp/dom.js';
 import { adopt } from './style.js';
-import { join, leave, isKept, isFlying, stayed } from './store.js';
+import { join, leave, isKept, isFlying, stayed, take } from './store.js';
 import { order, time, PAGE } from './text.js';
 import { newRow } from './row.js';
 import { discard, done, conceal, update } from './view.js';
@@ -85,6 +85,8 @@ export class VeilSecrets extends HTMLElement {
     // The engine that held the values is gone, and they with it.
     v.addEventListener('enginelost', () => this.#engineLost(), { signal });
     v.addEventListener('forgotten', () => this.#sync(), { signal });
+    // The page revealed a one-time secret itself: the server will not hand it out again.
+    v.addEventListener('redeemed', (e) => take(`${e.detail?.handle}`), { signal });
     // A revealed value does not stay on a screen nobody is looking at.
     on(document, 'visibilitychange', () => hidden(document) && this.#concealAll(), { signal });
     this.#sync();

@@ -3,8 +3,8 @@
 // all of that brought in line with the page's store.
 
 import { el } from './dom.js';
-import { keep, keptOf, isFlying, isSpent } from './store.js';
-import { STATES, MASKED, HIDDEN } from './text.js';
+import { keep, keptOf, isFlying, isSpent, isTaken } from './store.js';
+import { STATES, MASKED, HIDDEN, TAKEN } from './text.js';
 
 /**
  * What a row needs of its tray.
@@ -152,6 +152,10 @@ export const update = (host, row) => {
   if (!row.once) return;
   const k = keptOf(row.item.handle);
   if (row.pending) return buttons(row);
+  if (isTaken(row.item.handle)) {
+    if (row.state !== 'spent') discard(row), done(host, row, 'spent', TAKEN);
+    return buttons(row);
+  }
   if (isSpent(row.item.handle)) {
     if (row.state !== 'spent') discard(row), done(host, row, 'spent', HIDDEN);
     return buttons(row);

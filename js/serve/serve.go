@@ -1,7 +1,8 @@
 // Package serve serves Veil's distribution (the directory that
 // [github.com/veilmcp/veil/js/build.Dist] writes) to browsers: scripts and
 // the engine with the types browsers require, and the precompressed .br
-// and .gz files to clients that accept them.
+// and .gz files to clients that accept them, when [SumsFile] says they
+// compress the file as it is.
 //
 // One line mounts the runtime under /veil/:
 //
@@ -11,10 +12,13 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"mime"
@@ -43,6 +47,14 @@ var types = map[string]string{
 	".txt":  "text/plain; charset=utf-8",
 }
 
+// SumsFile is the file at the root of a distribution that lists the
+// SHA-256 of each file the build wrote, its .br and .gz included, one
+// "HEX  NAME" line each, as sha256sum writes them (so `sha256sum -c`
+// checks a copy). A copy keeps the bytes but not the modification times:
+// npm install writes a .br before its file, and cp writes them in any
+// order; the sums say which variant compresses the file as it is.
+const SumsFile = "SHA256SUMS"
+
 // encodings are the precompressed variants looked for beside each file,
 // in the order the server prefers them.
 var encodings = []struct{ token, ext string }{
@@ -60,6 +72,14 @@ var encodings = []struct{ token, ext string }{
 // without the variant's extension: .wasm is application/wasm, .js is
 // text/javascript.
 //
+// A variant is served only when it compresses the file as it is. When
+// [SumsFile] lists the file, the variant is served if the file's bytes
+// and the variant's have the SHA-256 it lists, whatever their
+// modification times, and never otherwise; a [SumsFile] that does not
+// parse lets no variant be served. A file it does not list (or a
+// distribution without one) falls back on the times: a variant older
+// than its file is skipped.
+//
 // Responses carry a strong ETag (a hash of the bytes sent), honour
 // If-None-Match and Range, and say X-Content-Type-Options: nosniff and
 // Cache-Control: no-cache (so a browser revalidates: the file names don't
@@ -75,11 +95,12 @@ func Handler(fsys fs.FS) http.Handler {
 
 type handler struct {
 	fsys fs.FS
-	// etags caches each file's ETag by name, size and modification time.
-	etags sync.Map // etagKey -> string
+	// sums caches each file's SHA-256 by name, size and modification
+	// time.
+	sums sync.Map // sumKey -> [sha256.Size]byte
 }
 
-type etagKey struct {
+type sumKey struct {
 	name string
 	size int64
 	mod  time.Time
@@ -102,20 +123,23 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hd := w.Header()
-	enc, vary, mod := "", false, fi.ModTime()
+	enc, vary, sent := "", false, name
+	var listed *sums
 	for _, e := range encodings {
 		vf, vfi, err := open(h.fsys, name+e.ext)
 		if err != nil {
 			continue
 		}
 		vary = true
-		// A variant older than its file is stale: the file was rebuilt
-		// and the variant wasn't.
-		stale := !mod.IsZero() && vfi.ModTime().Before(mod)
-		if enc == "" && !stale && accepts(r.Header.Values("Accept-Encoding"), e.token) {
-			f.Close()
-			f, fi, enc = vf, vfi, e.token
-			continue
+		if enc == "" && accepts(r.Header.Values("Accept-Encoding"), e.token) {
+			if listed == nil {
+				listed = h.listed()
+			}
+			if h.compresses(listed, name, fi, name+e.ext, vfi) {
+				f.Close()
+				f, fi, enc, sent = vf, vfi, e.token, name+e.ext
+				continue
+			}
 		}
 		vf.Close()
 	}
@@ -138,13 +162,79 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, err)
 		return
 	}
-	tag, err := h.etag(name+"\x00"+enc, fi, content)
+	sum, err := h.sum(sent, fi)
 	if err != nil {
 		fail(w, r, err)
 		return
 	}
-	hd.Set("ETag", tag)
+	// A strong ETag: a hash of the bytes sent.
+	hd.Set("ETag", `"`+base64.RawURLEncoding.EncodeToString(sum[:16])+`"`)
 	http.ServeContent(w, r, name, fi.ModTime(), content)
+}
+
+// sums is what a distribution's SumsFile lists: each file's SHA-256 by
+// its name. bad is set when the file is there but does not parse.
+type sums struct {
+	bad bool
+	of  map[string][sha256.Size]byte
+}
+
+// listed reads the distribution's SumsFile; without one, it lists nothing.
+func (h *handler) listed() *sums {
+	b, err := fs.ReadFile(h.fsys, SumsFile)
+	if err != nil {
+		return &sums{bad: !errors.Is(err, fs.ErrNotExist)}
+	}
+	s, err := parseSums(b)
+	if err != nil {
+		return &sums{bad: true}
+	}
+	return s
+}
+
+// parseSums reads the lines of a SumsFile: "HEX  NAME", or "HEX *NAME" as
+// sha256sum writes them in binary mode. Empty lines are skipped.
+func parseSums(b []byte) (*sums, error) {
+	s := &sums{of: map[string][sha256.Size]byte{}}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if line == "" {
+			continue
+		}
+		hexSum, name, ok := strings.Cut(line, " ")
+		name = strings.TrimPrefix(strings.TrimPrefix(name, " "), "*")
+		var sum [sha256.Size]byte
+		if d, err := hex.Decode(sum[:], []byte(hexSum)); !ok || err != nil || d != len(sum) || len(hexSum) != 2*len(sum) || !fs.ValidPath(name) {
+			return nil, fmt.Errorf("line %d of %s is not HEX  NAME", n, SumsFile)
+		}
+		s.of[name] = sum
+	}
+	return s, sc.Err()
+}
+
+// compresses reports whether the file variant, beside the file name,
+// compresses it as it is: by the SHA-256 listed of both when listed has
+// name, else by their times (a variant older than its file is stale: the
+// file was rebuilt and the variant wasn't).
+func (h *handler) compresses(listed *sums, name string, fi fs.FileInfo, variant string, vfi fs.FileInfo) bool {
+	if listed.bad {
+		return false
+	}
+	want, ok := listed.of[name]
+	if !ok {
+		return fi.ModTime().IsZero() || !vfi.ModTime().Before(fi.ModTime())
+	}
+	wantV, ok := listed.of[variant]
+	if !ok {
+		return false
+	}
+	got, err := h.sum(name, fi)
+	if err != nil || got != want {
+		return false
+	}
+	gotV, err := h.sum(variant, vfi)
+	return err == nil && gotV == wantV
 }
 
 // visible reports whether name may be served: a valid path, not the root,
@@ -192,23 +282,26 @@ func seeker(f fs.File) (io.ReadSeeker, error) {
 	return bytes.NewReader(b), nil
 }
 
-// etag returns the strong ETag of a file's bytes, from the cache when the
-// file's size and modification time haven't changed.
-func (h *handler) etag(key string, fi fs.FileInfo, content io.ReadSeeker) (string, error) {
-	k := etagKey{key, fi.Size(), fi.ModTime()}
-	if v, ok := h.etags.Load(k); ok {
-		return v.(string), nil
+// sum returns the SHA-256 of the file name, whose FileInfo is fi, from
+// the cache when its size and modification time haven't changed.
+func (h *handler) sum(name string, fi fs.FileInfo) ([sha256.Size]byte, error) {
+	k := sumKey{name, fi.Size(), fi.ModTime()}
+	if v, ok := h.sums.Load(k); ok {
+		return v.([sha256.Size]byte), nil
 	}
-	sum := sha256.New()
-	if _, err := io.Copy(sum, content); err != nil {
-		return "", err
+	var sum [sha256.Size]byte
+	f, err := h.fsys.Open(name)
+	if err != nil {
+		return sum, err
 	}
-	if _, err := content.Seek(0, io.SeekStart); err != nil {
-		return "", err
+	defer f.Close()
+	d := sha256.New()
+	if _, err := io.Copy(d, f); err != nil {
+		return sum, err
 	}
-	tag := `"` + base64.RawURLEncoding.EncodeToString(sum.Sum(nil)[:16]) + `"`
-	h.etags.Store(k, tag)
-	return tag, nil
+	copy(sum[:], d.Sum(nil))
+	h.sums.Store(k, sum)
+	return sum, nil
 }
 
 // accepts reports whether the Accept-Encoding header values allow coding

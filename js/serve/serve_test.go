@@ -3,9 +3,12 @@ package serve
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -179,4 +182,93 @@ func TestHandlerOverHTTP(t *testing.T) {
 	assert.True(t, res.Uncompressed, "the client asked for gzip and decompressed the answer")
 	assert.Equal(t, src, body, "decompressed body")
 	assert.Equal(t, "text/javascript; charset=utf-8", res.Header.Get("Content-Type"))
+}
+
+// sumsLine is a line of a SumsFile for a file holding data.
+func sumsLine(name, data string) string {
+	return fmt.Sprintf("%x  %s\n", sha256.Sum256([]byte(data)), name)
+}
+
+// TestHandlerSums: with a SumsFile, a variant is served when it and its
+// file hold what the sums list, whatever their times, and never when
+// either differs; a file the sums do not list falls back on the times.
+func TestHandlerSums(t *testing.T) {
+	at := func(data string, mod time.Time) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(data), ModTime: mod}
+	}
+	listed := sumsLine("veil.wasm", "WASM") + sumsLine("veil.wasm.br", "WASM-BR") + sumsLine("veil.wasm.gz", "WASM-GZ")
+	tests := []struct {
+		name     string
+		fsys     fstest.MapFS
+		encoding string
+		body     string
+	}{
+		{"copied: variants older than the file", fstest.MapFS{
+			SumsFile: at(listed, older), "veil.wasm": at("WASM", newer), "veil.wasm.br": at("WASM-BR", older), "veil.wasm.gz": at("WASM-GZ", older),
+		}, "br", "WASM-BR"},
+		{"binary-mode lines", fstest.MapFS{
+			SumsFile: at(strings.ReplaceAll(listed, "  ", " *"), older), "veil.wasm": at("WASM", newer), "veil.wasm.br": at("WASM-BR", older),
+		}, "br", "WASM-BR"},
+		{"the file changed since", fstest.MapFS{
+			SumsFile: at(listed, older), "veil.wasm": at("WASM2", older), "veil.wasm.br": at("WASM-BR", newer), "veil.wasm.gz": at("WASM-GZ", newer),
+		}, "", "WASM2"},
+		{"the brotli variant changed since", fstest.MapFS{
+			SumsFile: at(listed, older), "veil.wasm": at("WASM", older), "veil.wasm.br": at("OTHER-BR", newer), "veil.wasm.gz": at("WASM-GZ", newer),
+		}, "gzip", "WASM-GZ"},
+		{"a variant the sums do not list", fstest.MapFS{
+			SumsFile: at(sumsLine("veil.wasm", "WASM"), older), "veil.wasm": at("WASM", older), "veil.wasm.br": at("WASM-BR", newer),
+		}, "", "WASM"},
+		{"sums that do not parse", fstest.MapFS{
+			SumsFile: at(listed+"not a sum\n", older), "veil.wasm": at("WASM", older), "veil.wasm.br": at("WASM-BR", newer),
+		}, "", "WASM"},
+		{"a file the sums do not list, variant newer", fstest.MapFS{
+			SumsFile: at(listed, older), "other.js": at("JS", older), "other.js.br": at("JS-BR", newer),
+		}, "br", "JS-BR"},
+		{"a file the sums do not list, variant older", fstest.MapFS{
+			SumsFile: at(listed, older), "other.js": at("JS", newer), "other.js.br": at("JS-BR", older),
+		}, "", "JS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := "/veil.wasm"
+			if _, ok := tt.fsys["other.js"]; ok {
+				file = "/other.js"
+			}
+			r := httptest.NewRequest("GET", file, nil)
+			r.Header.Set("Accept-Encoding", "br, gzip")
+			w := httptest.NewRecorder()
+			Handler(tt.fsys).ServeHTTP(w, r)
+			require.Equal(t, 200, w.Code, "status of GET %s", file)
+			assert.Equal(t, tt.encoding, w.Result().Header.Get("Content-Encoding"), "Content-Encoding")
+			assert.Equal(t, tt.body, w.Body.String(), "body")
+			assert.Equal(t, []string{"Accept-Encoding"}, w.Result().Header.Values("Vary"), "Vary")
+		})
+	}
+}
+
+func TestParseSums(t *testing.T) {
+	sum := strings.Repeat("ab", 32)
+	tests := []struct {
+		name, in, err string
+	}{
+		{"text mode", sum + "  veil.wasm\n", ""},
+		{"binary mode", sum + " *veil.wasm\n", ""},
+		{"CRLF and blank lines", sum + "  veil.wasm\r\n\r\n", ""},
+		{"short sum", "abcd  veil.wasm\n", "line 1 of SHA256SUMS is not HEX  NAME"},
+		{"not hex", strings.Repeat("zz", 32) + "  veil.wasm\n", "line 1 of SHA256SUMS is not HEX  NAME"},
+		{"no name", sum + "\n", "line 1 of SHA256SUMS is not HEX  NAME"},
+		{"a name out of the root", sum + "  ../veil.wasm\n", "line 1 of SHA256SUMS is not HEX  NAME"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseSums([]byte(tt.in))
+			if tt.err != "" {
+				assert.EqualError(t, err, tt.err, "parseSums")
+				return
+			}
+			require.NoError(t, err, "parseSums")
+			assert.Len(t, got.of, 1)
+			assert.Contains(t, got.of, "veil.wasm")
+		})
+	}
 }

@@ -218,6 +218,7 @@ testing.ontoolchange = () => {};
 
 await veil.ready;
 const where: 'worker' | 'main' = veil.mode;
+const version: string = veil.version;
 for (const p of veil.paths) {
   const view: string | null = await p.execute('send_email', '{"to":"a@example.com","body":"hi"}');
   console.log(where, p.name, view);
@@ -322,6 +323,7 @@ veil.addEventListener('invalidreference', ({ detail }) => console.warn(detail.to
 veil.addEventListener('forgotten', function (e) {
   console.log(this === veil, e.detail.handle);
 });
+veil.addEventListener('redeemed', ({ detail }) => console.log('spent on its server:', detail.handle));
 const listener = { handleEvent: (e: Event) => console.log(e.type) };
 veil.addEventListener('callchange', listener, { passive: true });
 veil.removeEventListener('callchange', listener);

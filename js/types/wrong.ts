@@ -305,6 +305,8 @@ veil.trust!.untrustedContent = false;
 
 // @ts-expect-error the mode is chosen at load (data-veil-mode), not set later
 veil.mode = 'main';
+// @ts-expect-error the version is the runtime's, read-only
+veil.version = '9.9.9';
 
 // @ts-expect-error the decision log is read-only
 (await veil.decisions()).push(decision);

@@ -71,6 +71,10 @@ export const load = (name) => Promise.resolve(name).then(here).then((url) => imp
 export const importWithin = (name) =>
   Promise.race([load(name), new Promise((_, fail) => setTimeout(fail, 1e4, new Error(`veil: ${base}${name} did not load within 10 s`)))]);
 export const forced = script?.dataset.veilMode;
+/** data-veil-debug: a tool's own error goes to the page's console (docs/page-api.md says why it is off by default). */
+export const debug = script?.dataset.veilDebug !== undefined && script.dataset.veilDebug !== 'false';
+/** The runtime's version, package.json's: the build writes it in. */
+export const version = typeof VEIL_VERSION === 'string' ? VEIL_VERSION : '0.0.0-source';
 
 const holdTTL = Number(script?.dataset.veilHoldTtl);
 const scrubLimit = Number(script?.dataset.veilScrubLimit);

@@ -12,6 +12,7 @@ import { fire } from './context.js';
 import { call, epoch } from './engine.js';
 import { loadUI } from './lazy.js';
 import { ns } from './veil.js';
+import { debug } from './config.js';
 
 /** classify reports how execute finished, for the engine's "output" op. */
 const classify = (v) => {
@@ -267,7 +268,8 @@ const runDecided = async (lost, op, name, input, signal, d, entry, output) => {
         }
         // Neither logged nor passed on: the page's error can quote what
         // the tool was asked to keep, and agents read the console too.
-        console.warn(`veil: tool ${q} threw; its error is not passed on`);
+        if (debug) console.warn(`veil: tool ${q} threw (data-veil-debug is on: the error is shown here, never passed on):`, e);
+        else console.warn(`veil: tool ${q} threw; its error is not passed on (data-veil-debug shows it here)`);
         return [KIND_THREW, ''];
       })
       .then(([kind, data]) => {

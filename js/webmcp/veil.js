@@ -4,7 +4,7 @@
 import { ERR_NOT_FOUND, OP_CONFIGURE, OP_DECISIONS, OP_FORGET, OP_ITEMS, OP_REVEAL } from './contract.js';
 import { str, toError, freeze, named } from './util.js';
 import { refused, toItem } from './reveal.js';
-import { importWithin } from './config.js';
+import { importWithin, version } from './config.js';
 import { call, ready, mode } from './engine.js';
 import { native } from './mirror.js';
 import { conf, declinePending } from './consent.js';
@@ -35,6 +35,10 @@ class Veil extends EventTarget {
   /** Where the engine runs: "worker" or "main". */
   get mode() {
     return mode;
+  }
+  /** The runtime's version, as its npm package's ("0.1.0"). */
+  get version() {
+    return version;
   }
   get paths() {
     return paths;
@@ -132,7 +136,7 @@ class Veil extends EventTarget {
           ? refused('notfound', 'This value is no longer held: it expired or was forgotten.')
           : refused('error', 'The value could not be revealed.')
         : h.kind === 'reference'
-          ? redeem(h.redeemUrl)
+          ? redeem(h.redeemUrl).then((r) => (r.ok && ns.dispatchEvent(new CustomEvent('redeemed', { detail: { handle: str(handle) } })), r))
           : { ok: true, value: b },
     );
   }

@@ -45,19 +45,59 @@ func main() {
 }
 `
 
-// TestFromAnotherModule builds, in a module outside this repository that
-// requires Veil's (through a replace to this checkout, as a version would
-// come from the module cache), a program that imports the engine, the risk
-// policy and redeem, and writes the runtime's dist/ with this command.
+// beforeRelease returns the go commands of docs/install.md's "Before a
+// release" that point a module at a checkout, with the checkout's path
+// for "../veil".
+func beforeRelease(t *testing.T, root string) []string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "install.md"))
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(doc), "\n## Before a release\n")
+	require.True(t, ok, "docs/install.md has a section Before a release")
+	section, _, _ = strings.Cut(section, "\n## ")
+	var lines []string
+	for line := range strings.Lines(section) {
+		if strings.HasPrefix(line, "go mod edit ") || strings.HasPrefix(line, "go run ") {
+			lines = append(lines, strings.ReplaceAll(strings.TrimSpace(line), "../veil", root))
+		}
+	}
+	require.Len(t, lines, 2, "docs/install.md, Before a release: a go mod edit and a go run line")
+	return lines
+}
+
+// TestFromAnotherModule follows docs/install.md in a module outside this
+// repository: it points the module at this checkout, as the document's
+// lines do before a release, writes the runtime's dist/ with this
+// command, and builds a program that imports the engine, the risk policy
+// and redeem.
 func TestFromAnotherModule(t *testing.T) {
 	root := moduleRoot(t)
 	dir := t.TempDir()
 	write := func(name, text string) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 	}
-	write("go.mod", "module example.com/shop\n\ngo 1.25\n\nrequire github.com/veilmcp/veil v0.0.0\n\nreplace github.com/veilmcp/veil => "+root+"\n")
-	write("main.go", shop)
+	write("go.mod", "module example.com/shop\n\ngo 1.25\n")
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	var out string
+	for _, line := range beforeRelease(t, root) {
+		args := strings.Fields(line)
+		require.Equal(t, "go", args[0])
+		cmd := exec.Command(gobin, args[1:]...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s:\n%s", line, b)
+		out = string(b)
+	}
+	for _, name := range append(build.Files, build.NoticesFile) {
+		assert.FileExists(t, filepath.Join(dir, "dist", name))
+	}
+	assert.Contains(t, out, "veil.wasm")
+	notices, err := os.ReadFile(filepath.Join(dir, "dist", build.NoticesFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(notices), "github.com/santhosh-tekuri/jsonschema/v6")
+
+	write("main.go", shop)
 	run := func(env []string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(gobin, args...)
@@ -68,20 +108,11 @@ func TestFromAnotherModule(t *testing.T) {
 		return string(out)
 	}
 	run(nil, "mod", "tidy")
-	out := run(nil, "run", ".")
+	out = run(nil, "run", ".")
 	assert.NotContains(t, out, "sk_shop_1", "the agent's view holds the secret")
 	assert.Contains(t, out, `"withheld":["/secret"]`)
 	// The engine also builds for the browser from there.
 	run([]string{"GOOS=js", "GOARCH=wasm"}, "build", "-o", os.DevNull, "github.com/veilmcp/veil/wasm")
-
-	out = run(nil, "run", "github.com/veilmcp/veil/js/cmd/veil-dist", "-out", "dist")
-	for _, name := range append(build.Files, build.NoticesFile) {
-		assert.FileExists(t, filepath.Join(dir, "dist", name))
-	}
-	assert.Contains(t, out, "veil.wasm")
-	notices, err := os.ReadFile(filepath.Join(dir, "dist", build.NoticesFile))
-	require.NoError(t, err)
-	assert.Contains(t, string(notices), "github.com/santhosh-tekuri/jsonschema/v6")
 }
 
 // moduleRoot is the directory of this repository's go.mod.

@@ -2,7 +2,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  keep, keptOf, isKept, isFlying, isSpent, unkeep, spend, stayed, join, leave, syncAll, touch, claim, redeem,
+  keep, keptOf, isKept, isFlying, isSpent, isTaken, take, unkeep, spend, stayed, join, leave, syncAll, touch, claim, redeem,
 } from '../store.js';
 
 let n = 0;
@@ -97,5 +97,30 @@ test('redeem keeps a one-time secret that comes, and ends its claim', async () =
   await assert.rejects(redeem(e, Promise.reject(new Error('down'))));
   assert.equal(isFlying(e.handle), false, 'a failed redemption ends its claim');
   assert.equal(t.synced, 1);
+  leave(t);
+});
+
+test('take marks a secret the page redeemed itself, not one a tray redeemed or has on its way', async () => {
+  const t = tray();
+  join(t);
+  const a = item();
+  assert.equal(take(a.handle), true, 'redeemed by the page');
+  assert.equal(isTaken(a.handle), true);
+  assert.deepEqual(t.touched, [a.handle], 'every tray shows it spent');
+  assert.equal(take(a.handle), false, 'once');
+
+  const b = item();
+  keep(b, 'v');
+  assert.equal(take(b.handle), false, 'a tray keeps it: the tray redeemed it');
+  assert.equal(isTaken(b.handle), false);
+
+  const c = item();
+  let resolve = (_) => {};
+  const r = redeem(c, new Promise((res) => (resolve = res)));
+  assert.equal(take(c.handle), false, "the tray's own redemption, on its way");
+  resolve({ ok: true, value: 'v' });
+  await r;
+  assert.equal(isTaken(c.handle), false);
+  assert.equal(isKept(c.handle), true);
   leave(t);
 });
