@@ -57,17 +57,20 @@ export const vouch = (form) => {
   // page shows planted under the same name: getElementById gives the
   // first. Such a form is not vouched for, whichever one the page holds.
   const root = rootNode(form);
-  const tool = (f) => attr(f, 'toolname') ?? attr(f, 'data-veil-toolname');
-  const twins = [
-    ['id', (el) => attr(el, 'id'), queryAll(root, '[id]')],
-    ['name', (el) => attr(el, 'name'), queryAll(root, 'form[name]')],
-    ['tool name', tool, queryAll(root, 'form[toolname],form[data-veil-toolname]')],
-  ];
-  for (const [what, of, all] of twins) {
+  /**
+   * twin refuses the form when another of all has its value of what.
+   * @param {string} what
+   * @param {(el: Element) => string | null} of
+   * @param {ArrayLike<Element>} all
+   */
+  const twin = (what, of, all) => {
     const v = of(form);
     if (v && Array.prototype.some.call(all, (el) => el !== form && of(el) === v))
       throw new TypeError(`veil.vouch: another ${what === 'id' ? 'element' : 'form'} has this form's ${what}, so it may not be the form the page meant; give the page's form a unique ${what}, or vouch for a form its script created`);
-  }
+  };
+  twin('id', (el) => attr(el, 'id'), queryAll(root, '[id]'));
+  twin('name', (el) => attr(el, 'name'), queryAll(root, 'form[name]'));
+  twin('tool name', (el) => attr(el, 'toolname') ?? attr(el, 'data-veil-toolname'), queryAll(root, 'form[toolname],form[data-veil-toolname]'));
   vouched.add(form);
   if (named.has(form)) loadingForms?.then(() => formTools?.seen(form));
 };
