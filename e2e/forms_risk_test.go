@@ -23,6 +23,21 @@ const changePasswordForm = `<form id="pwchange" toolname="change_password" toold
 const askLog = `(window.asked = [], window.approve = false,
 	veil.configure({confirm: (r) => (asked.push(r.tool + ":" + r.rule), approve === true)}).then(() => true))`
 
+// taint has the agent call two page tools, so that the session holds
+// private data and untrusted content: a tool that may send data out is
+// then asked about under the trifecta rule.
+func taint(tb *tab) {
+	tb.t.Helper()
+	eval[bool](tb, `Promise.all([
+		document.modelContext.registerTool({name: "profile", description: "Reads the user's profile",
+			annotations: {readOnlyHint: true, returnMetadata: {source: "internal", sensitivity: "pii"}}, execute: () => "Ada Lovelace"}),
+		document.modelContext.registerTool({name: "web", description: "Reads a web page",
+			annotations: {readOnlyHint: true, untrustedContentHint: true}, execute: () => "Some page text."}),
+	]).then(() => true)`)
+	agentCall(tb, "document.modelContext.executeTool", "profile", `{}`)
+	agentCall(tb, "document.modelContext.executeTool", "web", `{}`)
+}
+
 // submitted counts the submissions of the form with id that the page saw.
 func submitted(tb *tab, id string) int {
 	tb.t.Helper()
@@ -188,15 +203,7 @@ func TestFormsPlantedCannotLowerRisk(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			tb := openForms(t, plain, mode)
 			eval[bool](tb, askLog)
-			// The session takes in private data and untrusted content.
-			eval[bool](tb, `Promise.all([
-				document.modelContext.registerTool({name: "profile", description: "Reads the user's profile",
-					annotations: {readOnlyHint: true, returnMetadata: {source: "internal", sensitivity: "pii"}}, execute: () => "Ada Lovelace"}),
-				document.modelContext.registerTool({name: "web", description: "Reads a web page",
-					annotations: {readOnlyHint: true, untrustedContentHint: true}, execute: () => "Some page text."}),
-			]).then(() => true)`)
-			agentCall(tb, "document.modelContext.executeTool", "profile", `{}`)
-			agentCall(tb, "document.modelContext.executeTool", "web", `{}`)
+			taint(tb)
 			eval[bool](tb, `(forms.add(`+js(planted)+`), forms.add(`+js(own)+`),
 				veil.vouch?.(document.querySelector("#search")), veil.vouch?.(document.querySelector("#outward")), true)`)
 			for _, id := range []string{"planted", "search", "outward"} {

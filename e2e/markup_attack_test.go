@@ -167,14 +167,7 @@ func TestAttackFormactionJoinsVouchedFormAndSendsOut(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			tb := openForms(t, plain, mode)
 			eval[bool](tb, askLog)
-			eval[bool](tb, `Promise.all([
-				document.modelContext.registerTool({name: "profile", description: "Reads the user's profile",
-					annotations: {readOnlyHint: true, returnMetadata: {source: "internal", sensitivity: "pii"}}, execute: () => "Ada Lovelace"}),
-				document.modelContext.registerTool({name: "web", description: "Reads a web page",
-					annotations: {readOnlyHint: true, untrustedContentHint: true}, execute: () => "Some page text."}),
-			]).then(() => true)`)
-			agentCall(tb, "document.modelContext.executeTool", "profile", `{}`)
-			agentCall(tb, "document.modelContext.executeTool", "web", `{}`)
+			taint(tb)
 			eval[bool](tb, `(forms.add(`+js(own)+`), veil.vouch(document.querySelector("#vsearch")), forms.add(`+js(comment)+`),
 				window.sent = [], document.addEventListener("submit", (e) => sent.push(e.submitter ? e.submitter.formAction : e.target.action), true),
 				forms.answer.vsearch = {respond: "done"}, true)`)
@@ -360,14 +353,7 @@ func TestAttackVouchByIDTakesPlantedForm(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			tb := openForms(t, plain, mode)
 			eval[bool](tb, askLog)
-			eval[bool](tb, `Promise.all([
-				document.modelContext.registerTool({name: "profile", description: "Reads the user's profile",
-					annotations: {readOnlyHint: true, returnMetadata: {source: "internal", sensitivity: "pii"}}, execute: () => "Ada Lovelace"}),
-				document.modelContext.registerTool({name: "web", description: "Reads a web page",
-					annotations: {readOnlyHint: true, untrustedContentHint: true}, execute: () => "Some page text."}),
-			]).then(() => true)`)
-			agentCall(tb, "document.modelContext.executeTool", "profile", `{}`)
-			agentCall(tb, "document.modelContext.executeTool", "web", `{}`)
+			taint(tb)
 			vouch := eval[string](tb, `(forms.add(`+js(planted)+`), forms.add(`+js(own)+`),
 				window.sent = [], document.addEventListener("submit", (e) => sent.push(e.target.action), true),
 				forms.answer.search = {respond: "done"},
