@@ -101,15 +101,13 @@ func (s *scrubber) contains(str string) bool {
 }
 
 // jsonSplit reports whether str is JSON text with a withheld value split
-// across consecutive strings of one of its objects or arrays, or in the
-// bytes of an array of byte values (byteArrayHolds).
+// across consecutive strings of one of its objects or arrays.
 func (s *scrubber) jsonSplit(str string) bool {
-	if !looksLikeJSON(str) || len(s.skels) == 0 && strings.IndexByte(str, '[') < 0 {
+	if len(s.skels) == 0 || !looksLikeJSON(str) {
 		return false
 	}
 	tr, err := parseTree(str)
-	all := func(int) bool { return true }
-	return err == nil && (siblingJoins(tr, all, s, func(int, int, int) {}) || s.byteArrays(tr, all))
+	return err == nil && siblingJoins(tr, func(int) bool { return true }, s, func(int, int, int) {})
 }
 
 // containsRaw reports whether a JSON text holds, in its strings, member
@@ -259,8 +257,7 @@ func (s *scrubber) scrubDepth(str string, depth int) (string, bool) {
 	}
 	if depth <= maxEmbeddedDepth && looksLikeJSON(str) {
 		if tr, err := parseTree(str); err == nil && tr.nodes[0].kind >= kArray {
-			all := func(int) bool { return true }
-			if !s.contains(str) && !siblingJoins(tr, all, s, func(int, int, int) {}) && !s.byteArrays(tr, all) {
+			if !s.contains(str) && !siblingJoins(tr, func(int) bool { return true }, s, func(int, int, int) {}) {
 				return str, false
 			}
 			// A withheld value that spans the text's syntax ("[[]]", or
@@ -366,13 +363,13 @@ func removeSpans(str string, spans [][2]int) string {
 }
 
 // scrubTree writes the JSON text tr without what it withholds: members
-// whose names hold a withheld value, withheld numbers, arrays of byte
-// values that hold one, and withheld values in its strings.
+// whose names hold a withheld value, withheld numbers, and withheld values
+// in its strings.
 func (s *scrubber) scrubTree(tr *tree, depth int) string {
 	drop := make([]bool, len(tr.nodes))
 	for i := 1; i < len(tr.nodes); {
 		n := &tr.nodes[i]
-		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.numberHolds(tr.text(i)) || s.byteArrayHolds(tr, i) {
+		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.numberHolds(tr.text(i)) {
 			drop[i] = true
 			i = int(n.next)
 			continue
