@@ -44,7 +44,9 @@ type FileResult struct {
 	Message string `json:"message,omitempty"`
 	// Subtests are the file's tests in the order the page ran them.
 	Subtests []Subtest `json:"subtests"`
-	// Duration is from opening the file to its results.
+	// Duration is from the file's page being open (DOMContentLoaded) to
+	// its results, the span the runner's timeout bounds; for a file that
+	// did not open, the time spent trying.
 	Duration time.Duration `json:"duration"`
 }
 
