@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,15 +34,33 @@ import (
 // servedCopy is a folder of the runtime a server is given.
 type servedCopy struct{ name, dir string }
 
+// output is what a program writes, read while it runs.
+type output struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.Write(p)
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
 // startNodeRecipe runs docs/serving.md's Node program on dir and returns
-// its URL; it stops when the test ends.
-func startNodeRecipe(t *testing.T, program, dir string) string {
+// its URL and what it writes; it stops when the test ends.
+func startNodeRecipe(t *testing.T, program, dir string) (string, *output) {
 	t.Helper()
 	port, err := freeLoopbackPort()
 	require.NoError(t, err)
 	cmd := exec.Command("node", program, dir, fmt.Sprint(port))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &output{}
+	cmd.Stdout, cmd.Stderr = out, out
 	dieWithTest(cmd)
 	require.NoError(t, cmd.Start(), "node %s", program)
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
@@ -51,7 +70,7 @@ func startNodeRecipe(t *testing.T, program, dir string) string {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
 			c.Close()
-			return "http://" + addr
+			return "http://" + addr, out
 		}
 		require.True(t, time.Now().Before(deadline), "node %s does not listen on %s: %s", program, addr, out.String())
 		time.Sleep(20 * time.Millisecond)
@@ -169,7 +188,7 @@ func TestServeCopies(t *testing.T) {
 	// The Node program serves one folder under /veil/.
 	nodeAt := map[string]string{}
 	for _, c := range append(copies, servedCopy{"changed", changed}) {
-		nodeAt[c.name] = startNodeRecipe(t, program, c.dir)
+		nodeAt[c.name], _ = startNodeRecipe(t, program, c.dir)
 	}
 	servers := []struct {
 		name string
@@ -221,6 +240,30 @@ func TestServeCopies(t *testing.T) {
 			res, _ = getRaw(t, srv.url("changed", "veil.wasm"), "br")
 			assert.Equal(t, "br", res.Header.Get("Content-Encoding"), "%s: Content-Encoding of veil.wasm", srv.name)
 		}
+	})
+
+	t.Run("broken-sums", func(t *testing.T) {
+		// A SHA256SUMS that does not parse lets no variant through, and
+		// the Node program says so once, naming the line (js/serve's log
+		// line is its own package's test).
+		broken := t.TempDir()
+		copyTree(t, installed, broken)
+		f, err := os.OpenFile(filepath.Join(broken, serve.SumsFile), os.O_APPEND|os.O_WRONLY, 0)
+		require.NoError(t, err)
+		_, err = f.WriteString("not a sum\n")
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+		lines, err := os.ReadFile(filepath.Join(broken, serve.SumsFile))
+		require.NoError(t, err)
+		line := strings.Count(string(lines), "\n")
+		url, out := startNodeRecipe(t, program, broken)
+		for range 2 {
+			res, _ := getRaw(t, url+"/veil/veil.wasm", "br")
+			require.Equal(t, 200, res.StatusCode, "GET veil.wasm")
+			assert.Empty(t, res.Header.Get("Content-Encoding"), "Content-Encoding with a SHA256SUMS that does not parse")
+		}
+		warning := fmt.Sprintf("SHA256SUMS cannot be used (line %d is not HEX  NAME)", line)
+		assert.Equal(t, 1, strings.Count(out.String(), warning), "the Node program's output: %s", out.String())
 	})
 
 	t.Run("etag", func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"mime"
 	"net/http"
 	"path"
@@ -76,7 +77,8 @@ var encodings = []struct{ token, ext string }{
 // [SumsFile] lists the file, the variant is served if the file's bytes
 // and the variant's have the SHA-256 it lists, whatever their
 // modification times, and never otherwise; a [SumsFile] that does not
-// parse lets no variant be served. A file it does not list (or a
+// parse lets no variant be served, and is logged once (slog.Default, at
+// WARN, with the line that does not parse). A file it does not list (or a
 // distribution without one) falls back on the times: a variant older
 // than its file is skipped.
 //
@@ -98,6 +100,9 @@ type handler struct {
 	// sums caches each file's SHA-256 by name, size and modification
 	// time.
 	sums sync.Map // sumKey -> [sha256.Size]byte
+	// warned holds the SumsFile errors already logged, so a broken file
+	// is named once, not on every request.
+	warned sync.Map // string -> struct{}
 }
 
 type sumKey struct {
@@ -182,14 +187,19 @@ type sums struct {
 // listed reads the distribution's SumsFile; without one, it lists nothing.
 func (h *handler) listed() *sums {
 	b, err := fs.ReadFile(h.fsys, SumsFile)
-	if err != nil {
-		return &sums{bad: !errors.Is(err, fs.ErrNotExist)}
+	if errors.Is(err, fs.ErrNotExist) {
+		return &sums{}
 	}
-	s, err := parseSums(b)
-	if err != nil {
-		return &sums{bad: true}
+	if err == nil {
+		var s *sums
+		if s, err = parseSums(b); err == nil {
+			return s
+		}
 	}
-	return s
+	if _, done := h.warned.LoadOrStore(err.Error(), struct{}{}); !done {
+		slog.Warn("serve: no precompressed variant is served: "+SumsFile+" cannot be used; rebuild the distribution or copy it again", "error", err)
+	}
+	return &sums{bad: true}
 }
 
 // parseSums reads the lines of a SumsFile: "HEX  NAME", or "HEX *NAME" as

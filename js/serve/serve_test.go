@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -244,6 +245,32 @@ func TestHandlerSums(t *testing.T) {
 			assert.Equal(t, []string{"Accept-Encoding"}, w.Result().Header.Values("Vary"), "Vary")
 		})
 	}
+}
+
+// TestHandlerBrokenSums: a SumsFile that does not parse is named in one
+// log line, with the line that is wrong, however many requests find it;
+// the files are served uncompressed.
+func TestHandlerBrokenSums(t *testing.T) {
+	var logged bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+	fsys := fstest.MapFS{
+		SumsFile:       {Data: []byte(sumsLine("veil.wasm", "WASM") + "not a sum\n"), ModTime: older},
+		"veil.wasm":    {Data: []byte("WASM"), ModTime: older},
+		"veil.wasm.br": {Data: []byte("WASM-BR"), ModTime: newer},
+	}
+	h := Handler(fsys)
+	for range 3 {
+		r := httptest.NewRequest("GET", "/veil.wasm", nil)
+		r.Header.Set("Accept-Encoding", "br")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		require.Equal(t, 200, w.Code)
+		assert.Empty(t, w.Result().Header.Get("Content-Encoding"), "Content-Encoding")
+	}
+	assert.Equal(t, 1, strings.Count(logged.String(), "level=WARN"), "log lines: %s", logged.String())
+	assert.Contains(t, logged.String(), "SHA256SUMS cannot be used")
+	assert.Contains(t, logged.String(), "line 2 of SHA256SUMS is not HEX  NAME")
 }
 
 func TestParseSums(t *testing.T) {
