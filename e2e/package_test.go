@@ -138,11 +138,37 @@ func recipeSite(t *testing.T, dist string) *httptest.Server {
 	return site
 }
 
+// reactMain mounts the React recipe's component as Vite's react-ts
+// template mounts its App, under StrictMode, and counts the component's
+// registerTool calls in window.registrations.
+const reactMain = `import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { ApiKeys } from "./ApiKeys";
+
+const register = document.modelContext.registerTool.bind(document.modelContext);
+(window as any).registrations = 0;
+document.modelContext.registerTool = (...args: Parameters<typeof register>) => {
+  (window as any).registrations++;
+  return register(...args);
+};
+const root = document.createElement("div");
+document.body.append(root);
+createRoot(root).render(<StrictMode><ApiKeys /></StrictMode>);
+`
+
 // checkRecipePage opens the site's page in Chromium as shipped: the
 // engine starts, the tray is defined, and the tool's secret reaches no
 // agent. It returns the paths of the scripts and the engine the page
 // loaded.
 func checkRecipePage(t *testing.T, site string) []string {
+	t.Helper()
+	_, loaded := checkRecipeTab(t, site)
+	return loaded
+}
+
+// checkRecipeTab is checkRecipePage that also returns the tab, for more
+// questions to the page.
+func checkRecipeTab(t *testing.T, site string) (*tab, []string) {
 	t.Helper()
 	tb := openTab(t, plain)
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(site+"/")))
@@ -159,7 +185,7 @@ func checkRecipePage(t *testing.T, site string) []string {
 	})()`)
 	assert.Contains(t, view, "key_pkg")
 	assertWithheld(t, view, packageSecret, "generate_api_key")
-	return eval[[]string](tb, `performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname)`)
+	return tb, eval[[]string](tb, `performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname)`)
 }
 
 // TestPackage: the package holds the runtime and its types, and no
@@ -225,6 +251,8 @@ func TestPackage(t *testing.T) {
 	// before the build, so that its public/ is its own.
 	imported := t.TempDir()
 	copyTree(t, app, imported)
+	reactApp := t.TempDir()
+	copyTree(t, app, reactApp)
 
 	t.Run("exports", func(t *testing.T) {
 		// A bundler finds no JavaScript at the package's entry; each file
@@ -301,6 +329,41 @@ func TestPackage(t *testing.T) {
 		cmd.Dir = dir
 		out, err := cmd.CombinedOutput()
 		assert.NoError(t, err, "tsc --strict over the React recipe:\n%s", out)
+	})
+
+	t.Run("react-vite", func(t *testing.T) {
+		// The React recipe's component in the Vite project, mounted as
+		// Vite's react-ts template mounts its App, under StrictMode, and
+		// built as development (React runs StrictMode's second effect
+		// only there): the effect registers, aborts and registers again,
+		// the page logs no error, and the tool is there once and works.
+		for p, code := range recipes["react"] {
+			if strings.HasPrefix(p, "src/") {
+				writeTestFile(t, filepath.Join(reactApp, filepath.FromSlash(p)), code)
+			}
+		}
+		require.NoError(t, os.Remove(filepath.Join(reactApp, "src", "main.ts")))
+		writeTestFile(t, filepath.Join(reactApp, "src", "main.tsx"), reactMain)
+		page, err := os.ReadFile(filepath.Join(reactApp, "index.html"))
+		require.NoError(t, err)
+		require.Contains(t, string(page), `src="/src/main.ts"`, "%s: the Vite recipe's index.html", installDoc)
+		writeTestFile(t, filepath.Join(reactApp, "index.html"), strings.Replace(string(page), `src="/src/main.ts"`, `src="/src/main.tsx"`, 1))
+		// Vite's esbuild reads "jsx" from the project's tsconfig.json.
+		writeTestFile(t, filepath.Join(reactApp, "tsconfig.json"), recipes["react"]["tsconfig.json"])
+		for _, m := range []string{"react", "react-dom", "scheduler"} {
+			require.NoError(t, os.Symlink(filepath.Join(bin, "..", m), filepath.Join(reactApp, "node_modules", m)))
+		}
+		npmRun(t, reactApp, withBin, "run", "veil")
+		vite := exec.Command(filepath.Join(bin, "vite"), "build")
+		vite.Dir = reactApp
+		vite.Env = append(os.Environ(), "NODE_ENV=development")
+		out, err := vite.CombinedOutput()
+		require.NoError(t, err, "vite build:\n%s", out)
+		tb, loaded := checkRecipeTab(t, recipeSite(t, filepath.Join(reactApp, "dist")).URL)
+		assert.Contains(t, loaded, "/veil/webmcp.js")
+		assert.Equal(t, 2, eval[int](tb, `window.registrations`), "StrictMode's effect registered twice (a development build)")
+		assert.Equal(t, 1, eval[int](tb, `document.modelContext.getTools().then((ts) => ts.filter((t) => t.name === "generate_api_key").length)`),
+			"the tool, once: the first registration was aborted")
 	})
 
 	t.Run("vite", func(t *testing.T) {
