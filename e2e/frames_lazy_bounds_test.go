@@ -111,9 +111,9 @@ func TestRedeemLazyStalls(t *testing.T) {
 // this frame's tool still gets the engine's view.
 func TestFramesLazyStartsOnce(t *testing.T) {
 	t.Parallel()
-	f := openLazy(t, runWorker, "ok", "")
+	f := openPatient(t, runWorker, "ok", "")
 	f.child = server.URL
-	require.Equal(t, 0, eval[int](f.tab, `fx.open(location.origin + "/" + `+js(lazyPage("ok", "worker"))+`)`))
+	require.Equal(t, 0, eval[int](f.tab, `fx.open(location.origin + "/" + `+js(patientPage("ok", "worker"))+`)`))
 	require.Nil(t, f.inParent(`await fx.register({name: "p_key", description: "d",
 		outputSchema: {type: "object", properties: {token: {type: "string", "x-sensitive": true}}},
 		execute: () => ({token: "tok-shared-91ab"})})`).Error)
