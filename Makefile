@@ -57,11 +57,11 @@ TSCJSX   := node_modules/.bin/tsc -p js/types/tsconfig.jsx.json
 # that none of them catches, and must not end a slow but sound run: beside
 # other work on 2 cores the browser suite has run for 18 minutes.
 GOTESTTIMEOUT ?= 45m
-# How many tests of a package run side by side: the browser tests spend
-# most of their time waiting on their pages (at go test's default of one
-# per core the browser suite kept a quarter of 2 cores busy), and each
-# has a tab of its own, so eight overlap their waits.
-PARALLEL ?= 8
+# How many tests of a package run side by side, each browser test in a
+# tab of its own: their waits overlap. Eight at once on a busy 2-core
+# machine starved the pages until waits the runtime itself bounds (10 s
+# for a module's load) ran out.
+PARALLEL ?= 4
 test: deps node_modules/.package-lock.json
 	$(GO) vet ./... ./.ci/testsummary
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
