@@ -147,6 +147,7 @@ var pageRuns = []pageRun{
 // WebMCP on, also Chromium's own executeTool and the DevTools protocol's
 // WebMCP.invokeTool. One page per engine mode and browser serves all cases.
 func TestCases(t *testing.T) {
+	t.Parallel() // beside the other tests; its pages side by side too
 	cases := loadCases(t)
 	if *update && conformanceTarget != "" {
 		t.Fatal("-update rewrites Veil's expectations; it cannot run against a conformance target")

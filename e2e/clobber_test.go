@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"html"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -233,47 +234,105 @@ type clobberResult struct {
 	Error              string `json:"error"`
 }
 
-// TestClobberedNamesNeitherStopNorSteerTheRuntime: for every shape, place,
-// way of inclusion and engine mode, with an element by every name the
-// runtime reads, the runtime installs in the mode asked for, loads its
-// files from its own folder on the page's origin and nothing from the
-// other, withholds a sensitive value, renders its tray and its question
-// in the document's body, and the planted form tool is moved out of the
-// browser's reach.
-func TestClobberedNamesNeitherStopNorSteerTheRuntime(t *testing.T) {
-	for shape := range clobberShapes {
-		for _, place := range clobberPlaces {
+// clobberModes are the engine's modes a case's page asks for.
+var clobberModes = []string{"worker", "main"}
+
+// clobberCase is one page of TestClobberedNamesNeitherStopNorSteerTheRuntime.
+type clobberCase struct{ shape, place, include, mode string }
+
+// clobberCases are the pages of TestClobberedNamesNeitherStopNorSteerTheRuntime:
+// with all, every shape, place, way of inclusion and engine mode (96
+// pages); else 16 of them, one per shape and place, whose inclusion and
+// mode turn with the sum of the two's indices, so that each pair of
+// values of two factors has a page (checked by
+// TestClobberCasesCoverEveryPair).
+func clobberCases(all bool) []clobberCase {
+	shapes := slices.Sorted(maps.Keys(clobberShapes))
+	var cases []clobberCase
+	for i, shape := range shapes {
+		for j, place := range clobberPlaces {
+			if !all {
+				cases = append(cases, clobberCase{shape, place, clobberIncludes[(i+j)%len(clobberIncludes)], clobberModes[(i+j)%len(clobberModes)]})
+				continue
+			}
 			for _, include := range clobberIncludes {
-				for _, mode := range []string{"worker", "main"} {
-					t.Run(strings.Join([]string{shape, place, include, mode}, "/"), func(t *testing.T) {
-						t.Parallel()
-						site := newClobberSite(t)
-						tb := openTab(t, native)
-						// The page's policy, which keeps the engine off Workers.
-						tb.allowConsole(`violates the following Content Security Policy directive: "worker-src 'none'"`)
-						require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(site.URL+"/page/"+strings.Join([]string{shape, place, include, mode}, "/"))))
-						got := eval[clobberResult](tb, clobberCheck)
-						require.True(t, got.Installed, "the runtime did not install")
-						require.Empty(t, got.Error, "the check failed")
-						assert.Equal(t, mode, got.Mode, "engine mode")
-						assert.False(t, got.EvilRan, "a script of the other origin ran")
-						assert.True(t, got.PlantedNeutralized, "the planted form tool kept its toolname")
-						assert.True(t, got.Withheld, "the sensitive value reached the agent")
-						assert.True(t, got.Tray, "the tray shows nothing")
-						assert.True(t, got.Question, "the question did not open in the body")
-						assert.Equal(t, "AbortError", got.Aborted, "the aborted question's call")
-						for _, r := range site.since(0) {
-							host, p, _ := strings.Cut(r, "/")
-							if p == "evil/img.gif" || strings.HasPrefix(p, "page/") {
-								continue
-							}
-							assert.True(t, strings.HasPrefix(host, "127.0.0.1") && strings.HasPrefix(p, "veil/"), "a request that is not for the runtime's own files: %s", html.EscapeString(r))
-						}
-						tb.close()
-					})
+				for _, mode := range clobberModes {
+					cases = append(cases, clobberCase{shape, place, include, mode})
 				}
 			}
 		}
+	}
+	return cases
+}
+
+// TestClobberCasesCoverEveryPair: the pages make test runs hold each pair
+// of values of two of the factors (shape, place, inclusion, mode), and the
+// full set every combination.
+func TestClobberCasesCoverEveryPair(t *testing.T) {
+	factors := func(c clobberCase) []string { return []string{c.shape, c.place, c.include, c.mode} }
+	values := [][]string{slices.Sorted(maps.Keys(clobberShapes)), clobberPlaces, clobberIncludes, clobberModes}
+	all := 1
+	for _, v := range values {
+		all *= len(v)
+	}
+	full := clobberCases(true)
+	assert.Len(t, full, all, "the full set")
+	assert.Len(t, slices.Compact(slices.SortedFunc(slices.Values(full), func(a, b clobberCase) int {
+		return strings.Compare(strings.Join(factors(a), "/"), strings.Join(factors(b), "/"))
+	})), all, "the full set's pages are distinct")
+	subset := clobberCases(false)
+	assert.Len(t, subset, len(values[0])*len(values[1]))
+	for x := range values {
+		for y := x + 1; y < len(values); y++ {
+			for _, vx := range values[x] {
+				for _, vy := range values[y] {
+					assert.True(t, slices.ContainsFunc(subset, func(c clobberCase) bool { return factors(c)[x] == vx && factors(c)[y] == vy }),
+						"no page with %s and %s", vx, vy)
+				}
+			}
+		}
+	}
+}
+
+// TestClobberedNamesNeitherStopNorSteerTheRuntime: for every shape, place,
+// way of inclusion and engine mode (each pair of them in make test,
+// clobberCases), with an element by every name the runtime reads, the
+// runtime installs in the mode asked for, loads its files from its own
+// folder on the page's origin and nothing from the other, withholds a
+// sensitive value, renders its tray and its question in the document's
+// body, and the planted form tool is moved out of the browser's reach.
+func TestClobberedNamesNeitherStopNorSteerTheRuntime(t *testing.T) {
+	t.Parallel() // beside the other tests; its pages side by side too
+	cases := clobberCases(fullMatrix())
+	logSubset(t, len(cases), len(clobberCases(true)))
+	for _, c := range cases {
+		shape, place, include, mode := c.shape, c.place, c.include, c.mode
+		t.Run(strings.Join([]string{shape, place, include, mode}, "/"), func(t *testing.T) {
+			t.Parallel()
+			site := newClobberSite(t)
+			tb := openTab(t, native)
+			// The page's policy, which keeps the engine off Workers.
+			tb.allowConsole(`violates the following Content Security Policy directive: "worker-src 'none'"`)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(site.URL+"/page/"+strings.Join([]string{shape, place, include, mode}, "/"))))
+			got := eval[clobberResult](tb, clobberCheck)
+			require.True(t, got.Installed, "the runtime did not install")
+			require.Empty(t, got.Error, "the check failed")
+			assert.Equal(t, mode, got.Mode, "engine mode")
+			assert.False(t, got.EvilRan, "a script of the other origin ran")
+			assert.True(t, got.PlantedNeutralized, "the planted form tool kept its toolname")
+			assert.True(t, got.Withheld, "the sensitive value reached the agent")
+			assert.True(t, got.Tray, "the tray shows nothing")
+			assert.True(t, got.Question, "the question did not open in the body")
+			assert.Equal(t, "AbortError", got.Aborted, "the aborted question's call")
+			for _, r := range site.since(0) {
+				host, p, _ := strings.Cut(r, "/")
+				if p == "evil/img.gif" || strings.HasPrefix(p, "page/") {
+					continue
+				}
+				assert.True(t, strings.HasPrefix(host, "127.0.0.1") && strings.HasPrefix(p, "veil/"), "a request that is not for the runtime's own files: %s", html.EscapeString(r))
+			}
+			tb.close()
+		})
 	}
 }
 
@@ -283,6 +342,7 @@ func TestClobberedNamesNeitherStopNorSteerTheRuntime(t *testing.T) {
 // a console error names it, and the runtime is installed with every call
 // failing.
 func TestRuntimeFolderOnAnotherOriginRefused(t *testing.T) {
+	t.Parallel() // in tabs of its own
 	pages := map[string]string{
 		"meta":   `<meta name="veil-base" content="OTHER/veil/"><script src="/veil/webmcp.js"></script>`,
 		"script": `<script src="OTHER/veil/webmcp.js"></script>`,

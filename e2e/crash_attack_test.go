@@ -17,6 +17,7 @@ import (
 // and its execute never runs: the agent was told the call failed, and a
 // tool that ran anyway would run a second time when the agent tries again.
 func TestEngineLostAfterApproval(t *testing.T) {
+	t.Parallel() // in tabs of its own; each waits on its page, not the clock
 	for _, mode := range engineModes {
 		t.Run(mode, func(t *testing.T) {
 			tb := crashPage(t, mode)
@@ -60,6 +61,7 @@ func TestEngineLostAfterApproval(t *testing.T) {
 // Worker mode only: on the main thread the engine answers within the same
 // task, and no abort can land between the op and its reply.
 func TestEngineLostKeepsResolveFlag(t *testing.T) {
+	t.Parallel() // in tabs of its own; each waits on its page, not the clock
 	tb := crashPage(t, "worker")
 	got := eval[map[string]any](tb, `(async () => {
 		const tick = () => new Promise((r) => setTimeout(r, 5));
@@ -103,6 +105,7 @@ func TestEngineLostKeepsResolveFlag(t *testing.T) {
 //
 // Worker mode only, as TestEngineLostKeepsResolveFlag.
 func TestEngineLostAfterAbortedOutputStillWithholds(t *testing.T) {
+	t.Parallel() // in tabs of its own; each waits on its page, not the clock
 	tb := crashPage(t, "worker")
 	got := eval[map[string]any](tb, `(async () => {
 		const tick = () => new Promise((r) => setTimeout(r, 5));
@@ -141,6 +144,7 @@ func TestEngineLostAfterAbortedOutputStillWithholds(t *testing.T) {
 // tool, not a runtime that went down for good, nor one that dropped the
 // page's tools because a lost engine did not answer for them.
 func TestEngineLostWhileRestarting(t *testing.T) {
+	t.Parallel() // in tabs of its own; each waits on its page, not the clock
 	kills := map[string]string{
 		"ready": `faults.onready = (w) => ((faults.onready = null), w.terminate());`,
 		// The init reply reaches the runtime; nothing after it does.

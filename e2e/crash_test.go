@@ -36,6 +36,7 @@ func crashPage(t *testing.T, mode string) *tab {
 // TestEngineLost kills the engine with a call running and a call waiting
 // for the user, in each mode and each way it can die.
 func TestEngineLost(t *testing.T) {
+	t.Parallel() // in tabs of its own; each waits on its page, not the clock
 	for _, mode := range engineModes {
 		for _, kill := range crashKills[mode] {
 			t.Run(mode+"/"+kill, func(t *testing.T) {
@@ -136,6 +137,7 @@ func TestEngineLost(t *testing.T) {
 // for ever. The fourth loss within a minute ends it: every call fails, and
 // nothing runs around the engine.
 func TestEngineLostTooOften(t *testing.T) {
+	t.Parallel() // in tabs of its own; each waits on its page, not the clock
 	for _, mode := range engineModes {
 		t.Run(mode, func(t *testing.T) {
 			tb := crashPage(t, mode)

@@ -88,6 +88,7 @@ func cspSite(t *testing.T, files map[string]string, page, veil string) string {
 // files (no 'wasm-unsafe-eval' there), the engine cannot start, as the
 // document warns.
 func TestCSP(t *testing.T) {
+	t.Parallel() // in tabs of its own
 	policies := cspPolicies(t)
 	for _, k := range []string{"worker/page", "worker/veil", "main/page"} {
 		require.Contains(t, policies, k, "%s: a ```csp block with mode and for of %s", servingDoc, k)

@@ -227,6 +227,7 @@ func plantedShadows(how string) string {
 // which no script can see, is a foreign native tool with native WebMCP on
 // (the session fails closed), and nothing at all without it.
 func TestForeignDeclarativeShadows(t *testing.T) {
+	t.Parallel() // beside the other tests; its pages side by side too
 	tests := []struct {
 		how    string
 		page   string
@@ -285,6 +286,7 @@ func TestForeignDeclarativeShadows(t *testing.T) {
 // closed declarative root of such a frame is foreign; a sandboxed frame's
 // is not the top document's at all.
 func TestForeignFrames(t *testing.T) {
+	t.Parallel() // beside the other tests; its pages side by side too
 	tests := []struct {
 		kind   string
 		markup string

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/veilmcp/veil/e2e/bound"
 	"github.com/veilmcp/veil/js/serve"
 )
 
@@ -42,7 +44,7 @@ var lazyHTML = template.Must(template.New("lazy").Parse(`<!doctype html>
 <script src="/frames.js"></script>
 <script src="/lazy-attack.js"></script>
 {{if .Faults}}<script src="/faults.js"></script>{{end}}
-<script src="/lazy/{{.Variant}}/dist/webmcp.js" data-veil-mode="{{.Mode}}" data-veil-redeem-path="/redeem/"></script>
+<script src="/lazy/{{.Variant}}/dist/webmcp.js" data-veil-mode="{{.Mode}}" data-veil-redeem-path="/redeem/"{{if .Wait}} data-veil-frame-wait="{{.Wait}}"{{end}}></script>
 <script>if (document.modelContext) fx.listen();</script>
 </head>
 <body>
@@ -125,7 +127,7 @@ func handleLazy(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if err := lazyHTML.Execute(w, map[string]any{"Variant": variant, "Mode": mode, "Faults": r.URL.Query().Get("faults") == "1",
-			"Unseen": r.URL.Query().Get("unseen"), "Allow": r.URL.Query().Get("allow")}); err != nil {
+			"Unseen": r.URL.Query().Get("unseen"), "Allow": r.URL.Query().Get("allow"), "Wait": r.URL.Query().Get("wait")}); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 		return
@@ -165,6 +167,29 @@ func lazyPage(variant, mode string) string {
 	return "lazy/" + variant + "/page.html?mode=" + mode
 }
 
+// lazyAnswerWait is how long a frame of a patient page (patientPage)
+// waits for another frame's answer, scaled by bound.Of: long enough for a
+// parent on a busy machine to load veil-frames.js at a frame's first
+// request and answer it. The runtime's own wait, a second, is a page's
+// default, not a bound of these tests.
+const lazyAnswerWait = 20 * time.Second
+
+// patientPage is the path of the page of variant as lazyPage has it,
+// whose frames wait lazyAnswerWait for each other
+// (data-veil-frame-wait): where a test needs another frame's answer, that
+// answer coming late on a busy machine does not fail it, and where it
+// needs no waiting, a wait it did not skip shows as lazyAnswerWait.
+func patientPage(variant, mode string) string {
+	return lazyPage(variant, mode) + "&wait=" + strconv.FormatInt(bound.Millis(lazyAnswerWait), 10)
+}
+
+// craftAnswered is the body of lazy.craft's call for a request that is
+// answered with n messages: it resolves once they came, and waits for
+// them up to lazyAnswerWait.
+func craftAnswered(w, origin, message string, n int) string {
+	return `return lazy.craft(` + w + `, ` + origin + `, ` + message + `, ` + js(bound.Millis(lazyAnswerWait)) + `, ` + js(n) + `)`
+}
+
 // openLazy opens the page of variant in a tab of run's browser, with the
 // query parameters query adds ("" for none).
 func openLazy(t *testing.T, run frameRun, variant, query string) *frames {
@@ -176,12 +201,20 @@ func openLazy(t *testing.T, run frameRun, variant, query string) *frames {
 	return &frames{tab: tb, parent: server.URL}
 }
 
+// openPatient opens the patient page of variant (patientPage) as openLazy
+// opens its page.
+func openPatient(t *testing.T, run frameRun, variant, query string) *frames {
+	t.Helper()
+	return openLazy(t, run, variant, strings.TrimPrefix(patientPage(variant, run.mode), lazyPage(variant, run.mode))+query)
+}
+
 // TestFramesLazyUnseenFrame: a frame the parent's guard cannot see (in
 // a closed declarative shadow root, and that frame's own child) asks the
 // parent for its tools before the parent loaded veil-frames.js. The
-// parent loads it at that first message and answers within the second
-// the frame waits; the frame runs the parent's tool, and the parent runs
-// the frame's by hand. Across origins (the "tools" policy allowing it)
+// parent loads it at that first message and answers that very request,
+// before the frame stops waiting (its wait is lazyAnswerWait here, so
+// that a load slowed by a busy machine is not taken for no answer); the
+// frame runs the parent's tool, and the parent runs the frame's by hand. Across origins (the "tools" policy allowing it)
 // the same. (A frame in a shadow tree is not among window.frames, so the
 // parent's getTools does not list its tools: it asks the frames it finds.)
 func TestFramesLazyUnseenFrame(t *testing.T) {
@@ -203,7 +236,7 @@ func TestFramesLazyUnseenFrame(t *testing.T) {
 			if tt.cross {
 				child, allow = crossOrigin(t), "tools *"
 			}
-			f := openLazy(t, tt.run, tt.variant, "&unseen="+url.QueryEscape(child+"/"+lazyPage(tt.variant, tt.run.mode))+"&allow="+url.QueryEscape(allow))
+			f := openPatient(t, tt.run, tt.variant, "&unseen="+url.QueryEscape(child+"/"+patientPage(tt.variant, tt.run.mode))+"&allow="+url.QueryEscape(allow))
 			f.child = child
 			require.Equal(t, 0, eval[int](f.tab, `lazy.adopt(`+js(child)+`)`), "the child's index")
 			require.Equal(t, 0, eval[int](f.tab, `window.length`), "a frame in a shadow tree is not among window.frames")
@@ -215,7 +248,7 @@ func TestFramesLazyUnseenFrame(t *testing.T) {
 			ask := f.inChild
 			asker, parentLabel := f.child, "parent"
 			if tt.nested {
-				require.Equal(t, 0, value[int](t, f.inChild(`return fx.open(location.origin + "/" + `+js(lazyPage(tt.variant, tt.run.mode))+`)`), "opening the child's child"))
+				require.Equal(t, 0, value[int](t, f.inChild(`return fx.open(location.origin + "/" + `+js(patientPage(tt.variant, tt.run.mode))+`)`), "opening the child's child"))
 				ask = func(body string) settled {
 					t.Helper()
 					return f.inChild(`const r = await fx.in(0, ` + js(body) + `); if (!r.ok) throw Object.assign(new Error(r.error.message), {name: r.error.name}); return r.value;`)
@@ -226,7 +259,7 @@ func TestFramesLazyUnseenFrame(t *testing.T) {
 			from := `{fromOrigins: [` + js(f.parent) + `]}`
 			got := value[map[string]any](t, ask(`const r = await lazy.timed(() => fx.names(`+from+`)); return {ms: r.ms, names: r.value, error: r.error ?? null}`), "getTools in the asking frame")
 			assert.Equal(t, []any{"p_tool@" + parentLabel + ":" + f.parent}, got["names"], "the parent's tool, listed by a frame it did not see: %v", got)
-			assert.Less(t, got["ms"], float64(1500), "getTools waited")
+			assert.Less(t, got["ms"], float64(bound.Millis(lazyAnswerWait)), "getTools waited out a frame's wait: a request went unanswered")
 			assert.Equal(t, "hello "+asker, value[string](t, ask(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "p_tool");
 				return document.modelContext.executeTool(t, {q: `+js(asker)+`})`), "the frame runs the parent's tool"))
 			assert.Equal(t, true, eval[bool](f.tab, `lazy.loaded()`), "the parent loaded veil-frames.js at the first request")
@@ -277,9 +310,9 @@ func TestFramesLazyForgedFirstRequest(t *testing.T) {
 			assert.Equal(t, true, eval[bool](f.tab, `lazy.loaded()`), "the parent loaded veil-frames.js at the first request")
 			assert.Equal(t, []any{}, craft(`{type: "call", name: "p_private", input: "{}", exposedTo: [location.origin]}`), "a call of a tool not exposed, claiming an exposure")
 			if tt.open {
-				assert.Equal(t, []any{[]any{"p_shared"}}, value[[]any](t, f.inChild(`return (await lazy.craft(parent, `+js(f.parent)+`, {type: "list"})).map((m) => m.tools.map((t) => t.name))`), "a list"), "a list")
+				assert.Equal(t, []any{[]any{"p_shared"}}, value[[]any](t, f.inChild(`return (await (async () => { `+craftAnswered("parent", js(f.parent), `{type: "list"}`, 1)+` })()).map((m) => m.tools.map((t) => t.name))`), "a list"), "a list")
 				assert.Equal(t, []any{map[string]any{"type": "accepted"}, map[string]any{"type": "result", "value": "shared"}},
-					craft(`{type: "call", name: "p_shared", input: "{}"}`), "a call of the exposed tool")
+					value[[]any](t, f.inChild(craftAnswered("parent", js(f.parent), `{type: "call", name: "p_shared", input: "{}"}`, 2)), "a call of the exposed tool"), "a call of the exposed tool")
 				assert.Equal(t, []string{"p_shared"}, value[[]string](t, f.inParent(`return ran`), "tools run in the parent"))
 			} else {
 				assert.Equal(t, []any{}, craft(`{type: "list"}`), "a list")
@@ -339,7 +372,7 @@ func TestFramesLazyPopup(t *testing.T) {
 			f.child = other
 			require.Equal(t, 0, eval[int](f.tab, `fx.open(`+js(other+"/"+lazyPage("ok", tt.run.mode))+`, `+js(allow)+`)`))
 			assert.Equal(t, []any{map[string]any{"type": "accepted"}, map[string]any{"type": "result", "value": "shared"}},
-				value[[]any](t, f.inChild(`return lazy.craft(parent, `+js(f.parent)+`, {type: "call", name: "p_shared", input: "{}"})`), "a child's crafted call"))
+				value[[]any](t, f.inChild(craftAnswered("parent", js(f.parent), `{type: "call", name: "p_shared", input: "{}"}`, 2)), "a child's crafted call"))
 			assert.Equal(t, []string{"p_shared"}, value[[]string](t, f.inParent(`return ran`), "tools run in the opener"))
 		})
 	}
@@ -419,11 +452,11 @@ func TestFramesLazyLoadFails(t *testing.T) {
 	t.Parallel()
 	for _, variant := range []string{"frames404", "frameshtml", "csp"} {
 		t.Run(variant, func(t *testing.T) {
-			f := openLazy(t, runWorker, variant, "")
+			f := openPatient(t, runWorker, variant, "")
 			f.tab.allowConsole(`veil: tools across frames are off: .*/lazy/` + variant + `/dist/veil-frames\.js did not load`)
 			f.tab.allowConsole(`Failed to load resource|violates the following Content Security Policy directive|MIME type|Failed to fetch dynamically imported module`)
 			f.child = server.URL
-			require.Equal(t, 0, eval[int](f.tab, `fx.open(location.origin + "/" + `+js(lazyPage(variant, "worker"))+`)`))
+			require.Equal(t, 0, eval[int](f.tab, `fx.open(location.origin + "/" + `+js(patientPage(variant, "worker"))+`)`))
 			require.Nil(t, f.inParent(`window.ran = [];
 				await fx.register({name: "p_tool", description: "d", execute: () => (ran.push("p_tool"), "p")})`).Error)
 			require.Nil(t, f.inChild(`window.ran = [];
@@ -449,11 +482,11 @@ func TestFramesLazyLoadFails(t *testing.T) {
 				got := value[map[string]any](t, side.in(strings.NewReplacer("OTHER", js(side.other), "WIN", win).Replace(listed)), "getTools and executeTool in the "+side.who)
 				own := []any{side.own + server.URL}
 				assert.Equal(t, []any{own, own, own}, got["lists"], "getTools in the %s: its own tools only", side.who)
-				assert.Less(t, got["slowest"], float64(1500), "getTools in the %s waited", side.who)
+				assert.Less(t, got["slowest"], float64(bound.Millis(lazyAnswerWait)), "getTools in the %s waited out a frame's wait", side.who)
 				call, _ := got["call"].(map[string]any)
 				assert.Equal(t, "UnknownError", call["name"], "executeTool of the other frame's tool in the %s: %v", side.who, got["call"])
 				assert.Contains(t, call["message"], "veil-frames.js did not load", "executeTool's error in the %s names the file", side.who)
-				assert.Less(t, got["callMs"], float64(1500), "executeTool in the %s waited", side.who)
+				assert.Less(t, got["callMs"], float64(bound.Millis(lazyAnswerWait)), "executeTool in the %s waited out a frame's wait", side.who)
 				assert.Equal(t, float64(1), got["off"], "the %s's console says tools across frames are off, once", side.who)
 				assert.Equal(t, []any{}, got["rejections"], "unhandled rejections in the %s", side.who)
 			}

@@ -44,6 +44,14 @@ func TestFramesLazyLoadStalls(t *testing.T) {
 	require.Nil(t, f.inParent(`await fx.register({name: "p_tool", description: "d", execute: () => "p"})`).Error)
 	require.Nil(t, f.inChild(`await fx.register({name: "c_tool", description: "d", execute: () => "c"})`).Error)
 
+	// First, while the parent's 10 s for the module (counted from the
+	// frame's appearing) have far from run out, however busy the machine:
+	// after them the call would fail for the module, not its signal.
+	child := `{name: "c_tool", description: "d", origin: location.origin, window: fx.children[0].frame.contentWindow}`
+	got := value[map[string]any](t, f.inParent(raced(`document.modelContext.executeTool(`+child+`, {}, {signal: AbortSignal.timeout(300)})`, 5000)), "executeTool, its signal aborting at 300 ms")
+	require.Nil(t, got["still"], "executeTool still waits 5 s, its signal aborted at 300 ms")
+	assert.Equal(t, "TimeoutError: signal timed out", got["e"], "executeTool rejects with the signal's reason")
+
 	for _, side := range []struct {
 		name string
 		in   func(string) settled
@@ -53,10 +61,6 @@ func TestFramesLazyLoadStalls(t *testing.T) {
 		require.Nil(t, got["still"], "getTools in the %s still waits after 8 s", side.name)
 		assert.Equal(t, []any{side.own}, got["v"], "getTools in the %s: its own tool", side.name)
 	}
-	child := `{name: "c_tool", description: "d", origin: location.origin, window: fx.children[0].frame.contentWindow}`
-	got := value[map[string]any](t, f.inParent(raced(`document.modelContext.executeTool(`+child+`, {}, {signal: AbortSignal.timeout(300)})`, 5000)), "executeTool, its signal aborting at 300 ms")
-	require.Nil(t, got["still"], "executeTool still waits 5 s, its signal aborted at 300 ms")
-	assert.Equal(t, "TimeoutError: signal timed out", got["e"], "executeTool rejects with the signal's reason")
 	got = value[map[string]any](t, f.inParent(raced(`document.modelContext.executeTool(`+child+`, {})`, 15000)), "executeTool without a signal")
 	require.Nil(t, got["still"], "executeTool still waits 15 s")
 	assert.Contains(t, got["e"], "UnknownError: tools across frames are off", "executeTool without a signal")
@@ -111,9 +115,9 @@ func TestRedeemLazyStalls(t *testing.T) {
 // this frame's tool still gets the engine's view.
 func TestFramesLazyStartsOnce(t *testing.T) {
 	t.Parallel()
-	f := openLazy(t, runWorker, "ok", "")
+	f := openPatient(t, runWorker, "ok", "")
 	f.child = server.URL
-	require.Equal(t, 0, eval[int](f.tab, `fx.open(location.origin + "/" + `+js(lazyPage("ok", "worker"))+`)`))
+	require.Equal(t, 0, eval[int](f.tab, `fx.open(location.origin + "/" + `+js(patientPage("ok", "worker"))+`)`))
 	require.Nil(t, f.inParent(`await fx.register({name: "p_key", description: "d",
 		outputSchema: {type: "object", properties: {token: {type: "string", "x-sensitive": true}}},
 		execute: () => ({token: "tok-shared-91ab"})})`).Error)

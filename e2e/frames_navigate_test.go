@@ -106,6 +106,7 @@ var navigations = map[string]string{
 // browser's reach while the document still loads, and the browser's
 // registry ends without it.
 func TestFrameNavigationsGuarded(t *testing.T) {
+	t.Parallel() // in tabs of its own
 	for name, navigate := range navigations {
 		t.Run(name, func(t *testing.T) {
 			site := navigateSite(t)

@@ -17,6 +17,9 @@
 //	VEIL_SKIP_NPM      set to 1 to skip the tests that need npm and the
 //	                   packages npm ci installs (the MCP client, npm pack
 //	                   and the Vite recipes)
+//	VEIL_TEST_FULL     set to 1 to run the generated matrices in full
+//	                   (make conformance); else every pair of values
+//	                   (envFull)
 //	VEIL_TEST_TIMEOUT_SCALE
 //	                   a positive number that multiplies every bound of
 //	                   the suite (package bound); default 1

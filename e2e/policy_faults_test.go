@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // These tests hold the page's side of a call to the engine's bounds when
@@ -65,19 +68,22 @@ func TestCallsClosedOnPageFaults(t *testing.T) {
 }
 
 // TestAbortWhileConfirming: the caller's abort rejects a call waiting for
-// the user at once.
+// the user, who never answers: the call does not wait for the answer. The
+// abort comes once the question is asked, and the call has a bound to
+// reject in, scaled by bound.Of, not a time it must beat.
 func TestAbortWhileConfirming(t *testing.T) {
 	tb := openRisk(t, false, `[
 		{name: "wire", description: "Consequential", annotations: {consequentialHint: true}, returns: "sent"},
 	]`, false)
-	eval[bool](tb, `veil.configure({confirm: () => new Promise(() => {})}).then(() => true)`)
+	eval[bool](tb, `veil.configure({confirm: () => ((window.asked = true), new Promise(() => {}))}).then(() => true)`)
+	wait := bound.Millis(10 * time.Second)
 	got := eval[string](tb, `(async () => {
 		const t = (await document.modelContext.getTools()).find((t) => t.name === "wire");
 		const c = new AbortController();
 		const p = document.modelContext.executeTool(t, {}, {signal: c.signal}).then(() => "resolved", (e) => "rejected " + e.name);
-		await new Promise((r) => setTimeout(r, 100));
+		while (!window.asked) await new Promise((r) => setTimeout(r, 5));
 		c.abort();
-		return Promise.race([p, new Promise((r) => setTimeout(r, 1000, "still pending 1s after abort"))]);
+		return Promise.race([p, new Promise((r) => setTimeout(r, `+js(wait)+`, "still pending after abort"))]);
 	})()`)
 	assert.Equal(t, "rejected AbortError", got)
 }

@@ -68,6 +68,7 @@ func openRiskIn(t *testing.T, mode string, nativeWebMCP bool, tools string, buil
 }
 
 func TestRiskCases(t *testing.T) {
+	t.Parallel() // beside the other tests; its pages side by side too
 	for _, c := range loadRiskCases(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel() // each case in tabs of its own

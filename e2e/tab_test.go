@@ -18,9 +18,15 @@ import (
 
 // The bounds of a tab, as on a quiet machine; bound.Of scales each.
 const (
-	// tabTimeout bounds everything one test does in its tab. Most tests
-	// run side by side, on two cores that others may share.
+	// tabTimeout bounds each call a test makes in its tab (a navigation,
+	// an evaluation, a poll, a DevTools call through tab.call). Most
+	// tests run side by side, on two cores that others may share.
 	tabTimeout = time.Minute
+	// tabBackstop bounds everything one test does in its tab, for what
+	// it does with the tab's context directly rather than through
+	// tab.call: a hang the per-call bound does not see. It is no
+	// budget: a test of many calls on a busy machine may take minutes.
+	tabBackstop = 5 * time.Minute
 	// tabOpenTimeout bounds the opening of a tab whose calls are bounded
 	// one by one (openCorpusTab).
 	tabOpenTimeout = 30 * time.Second
@@ -36,8 +42,8 @@ const (
 type tab struct {
 	t   testing.TB
 	ctx context.Context
-	// perCall, when set, bounds each call in the tab (openCorpusTab);
-	// ctx then has no deadline of its own.
+	// perCall, when set, bounds each call in the tab (openTab,
+	// openCorpusTab); ctx then has at most the backstop's deadline.
 	perCall time.Duration
 
 	mu      sync.Mutex
@@ -50,10 +56,13 @@ type tab struct {
 }
 
 // openTab opens a new tab in b for the test. The tab closes when the test
-// ends, or earlier with close, after the console has been checked.
+// ends, or earlier with close, after the console has been checked. Each
+// call in it is bounded by tabTimeout, and the whole tab only by
+// tabBackstop, both scaled by bound.Of: no bound that fails a test covers
+// its many steps at once.
 func openTab(t testing.TB, b *browser) *tab {
 	t.Helper()
-	return openTabFor(t, b, bound.Of(tabTimeout))
+	return openTabWith(t, b, bound.Of(tabBackstop), bound.Of(tabTimeout))
 }
 
 // openTabFor opens a tab as openTab does, bounded by timeout instead of
@@ -219,7 +228,8 @@ func (tb *tab) consoleTexts() []string {
 }
 
 // call returns the context of one call in the tab: the tab's own, or,
-// in a tab opened by openCorpusTab, one that ends after perCall.
+// in a tab opened by openTab or openCorpusTab, one that ends after
+// perCall.
 func (tb *tab) call() (context.Context, context.CancelFunc) {
 	if tb.perCall == 0 {
 		return tb.ctx, func() {}

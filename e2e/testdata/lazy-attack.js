@@ -35,15 +35,21 @@
     },
     /**
      * craft posts a request to w at origin, tagged as the runtime tags
-     * its own, with a port of its own, and resolves after ms with what
-     * came back on the port.
+     * its own, with a port of its own, and resolves with what came back
+     * on the port after ms; or, once until messages came, 500 ms after
+     * (so that one too many still shows).
      */
-    craft(w, origin, message, ms = 1500) {
+    craft(w, origin, message, ms = 1500, until = Infinity) {
       const { port1, port2 } = new MessageChannel();
       const got = [];
-      port1.onmessage = (e) => got.push(e.data);
-      w.postMessage({ [FRAMES]: 1, ...message }, origin, [port2]);
-      return new Promise((resolve) => setTimeout(() => resolve(got), ms));
+      return new Promise((resolve) => {
+        let timer = setTimeout(() => resolve(got.slice()), ms);
+        port1.onmessage = (e) => {
+          got.push(e.data);
+          if (got.length === until) clearTimeout(timer), (timer = setTimeout(() => resolve(got.slice()), 500));
+        };
+        w.postMessage({ [FRAMES]: 1, ...message }, origin, [port2]);
+      });
     },
     /** timed resolves with how long f's promise took, in ms, and its outcome. */
     async timed(f) {

@@ -4,7 +4,7 @@
 import { str, isObject, toError } from '../webmcp/util.js';
 import { MARK, reachable } from '../webmcp/frametag.js';
 import { page } from './page.js';
-import { FRAME_WAIT, ofThisPage, containerAllows, tagged, post, whoToAsk } from './windows.js';
+import { ofThisPage, containerAllows, tagged, post, whoToAsk } from './windows.js';
 import { FRAME_ERRORS } from './answer.js';
 
 /** Calls this document made into other frames: how to end each. */
@@ -20,7 +20,7 @@ const askFrame = (w, origin, message) =>
       port1.close();
       resolve(v);
     };
-    const timer = setTimeout(done, FRAME_WAIT);
+    const timer = setTimeout(done, page.wait);
     port1.onmessage = (e) => done(e.data);
     if (!post(w, origin, message, [port2])) done(undefined);
   });
@@ -77,9 +77,9 @@ export const executeInFrame = (w, origin, name, json, signal) =>
     const drop = () => (port1.postMessage({ type: 'abort' }), fail(unavailable()));
     const onAbort = () => (port1.postMessage({ type: 'abort' }), fail(signal.reason));
     // Nothing comes back from a frame that may not see the tool.
-    const timer = setTimeout(() => fail(unavailable()), FRAME_WAIT);
+    const timer = setTimeout(() => fail(unavailable()), page.wait);
     // Nor from a frame that was removed during the call.
-    const watch = setInterval(() => w.closed && fail(unavailable()), FRAME_WAIT);
+    const watch = setInterval(() => w.closed && fail(unavailable()), page.wait);
     signal?.addEventListener('abort', onAbort, { once: true });
     outgoing.add(drop);
     port1.onmessage = ({ data: msg }) => {

@@ -11,6 +11,7 @@
  * @property {(json: string) => any} parseInput
  * @property {boolean} allowed                  this document may use tools across frames
  * @property {boolean} crossOrigin              and cross-origin frames take part
+ * @property {number} wait                      how long, in ms, a frame waits for another that may never answer (data-veil-frame-wait)
  */
 /** @type {Page} */
 export const page = /** @type {any} */ ({});

@@ -4,9 +4,6 @@ import { FRAMES, MARK, reachable } from '../webmcp/frametag.js';
 import { queryAll } from '../webmcp/dom.js';
 import { page } from './page.js';
 
-/** How long a frame waits for another that may never answer. */
-export const FRAME_WAIT = 1000;
-
 /** ofThisPage says whether w is another window of this page's frame tree. */
 export const ofThisPage = (w) => {
   try {

@@ -79,6 +79,13 @@ export const version = typeof VEIL_VERSION === 'string' ? VEIL_VERSION : '0.0.0-
 const holdTTL = Number(script?.dataset.veilHoldTtl);
 const scrubLimit = Number(script?.dataset.veilScrubLimit);
 const redeemPath = script?.dataset.veilRedeemPath;
+const frameWaitAttr = Number(script?.dataset.veilFrameWait);
+/**
+ * data-veil-frame-wait: how long, in milliseconds, a frame waits for
+ * another frame that may never answer (default 1000); a page on a slow
+ * machine, or a test on a busy one, may wait longer.
+ */
+export const frameWait = frameWaitAttr > 0 && frameWaitAttr < Infinity ? Math.ceil(frameWaitAttr) : 1000;
 /**
  * The first op of every engine: the page's side of its options. A member
  * left undefined is not sent.

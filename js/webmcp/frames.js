@@ -12,7 +12,7 @@
 
 import { str, isObject, noop, abortOf } from './util.js';
 import { FRAMES, MARK, reachable } from './frametag.js';
-import { base, importWithin } from './config.js';
+import { base, importWithin, frameWait } from './config.js';
 import { registrations, live } from './registry.js';
 import { context } from './context.js';
 import { run, parseInput } from './run.js';
@@ -51,7 +51,7 @@ let loaded;
 /** load imports veil-frames.js once and hands it the runtime; if it does not load, there are no tools across frames. */
 export const load = () =>
   (loaded ??= importWithin('veil-frames.js').then(
-    (m) => m.start({ registrations, live, context, run, parseInput, allowed, crossOrigin: policyKnown && allowed }),
+    (m) => m.start({ registrations, live, context, run, parseInput, allowed, crossOrigin: policyKnown && allowed, wait: frameWait }),
     (e) => {
       const off = new DOMException(`tools across frames are off: ${base}veil-frames.js did not load`, 'UnknownError');
       console.error(`veil: ${off.message}`, e);
@@ -70,8 +70,8 @@ export const preload = () => void (allowed && load().catch(noop));
  */
 export const frameTools = (fromOrigins) =>
   allowed && others()
-    ? // The page's own tools wait for the others' two seconds at most, however long the module takes.
-      Promise.race([load().then((f) => f.frameTools(fromOrigins), () => []), new Promise((r) => setTimeout(r, 2000, []))])
+    ? // The page's own tools wait for the others' twice a frame's wait at most (two seconds by default), however long the module takes.
+      Promise.race([load().then((f) => f.frameTools(fromOrigins), () => []), new Promise((r) => setTimeout(r, 2 * frameWait, []))])
     : Promise.resolve([]);
 
 /** notifyFrames tells the frames that may see the registration that the tools changed. */

@@ -16,6 +16,8 @@
 // for the user (10 minutes by default); data-veil-scrub-limit="65536"
 // bounds the session's scrub set; data-veil-redeem-path="/redeem/"
 // makes every secret_reference's redeemUrl start with that path;
+// data-veil-frame-wait="1000" sets how many milliseconds a frame waits
+// for another that may never answer;
 // data-veil-mcp="tab" with data-veil-mcp-origins="self" (the page's origin)
 // serves MCP to clients of the tab transport (veil-mcp.js).
 /// <reference path="../webmcp.d.ts" />
