@@ -316,9 +316,14 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	if !w.dirty[i] {
 		// A span with no escapes holds each string and member name as its
 		// characters and has no other decoding, so a search of its bytes
-		// finds every withheld value in it.
+		// finds every withheld value in it: the search of the whole
+		// output (rawScan) did, once for every span.
 		span := tr.src[n.start:n.end]
-		if !hasEscapes(span, s.plus) && !s.containsRaw(span) {
+		if r := w.rawScanOf(s, len(span)); r != nil && r.ok {
+			if !r.touches(int(n.start), int(n.end)) {
+				return append(b, span...)
+			}
+		} else if !hasEscapes(span, s.plus) && !s.containsRaw(span) {
 			return append(b, span...)
 		}
 	}

@@ -48,6 +48,9 @@ type scrubber struct {
 	// its bytes so that a text is read once for all of them (eachShort).
 	short   []string
 	shortAt map[string]int
+	// costly, when set, is told where an attempt to match cost
+	// costlyAttempt or more (rawScan).
+	costly func(at int)
 }
 
 // newScrubber returns a scrubber of the sets given; nil ones are none.
@@ -206,7 +209,7 @@ func (s *scrubber) eachEncodedMatchOutside(str string, depth int, gone [][2]int,
 	var latin []byte
 	found := false
 	stop := func(int, int) bool { found = true; return false }
-	ok := eachEncoded(str, &budget, func(a, b int, decoded []byte) bool {
+	ok := eachEncodedOutside(str, &budget, gone, func(a, b int, decoded []byte) bool {
 		if within(gone, a, b) {
 			return true
 		}

@@ -77,6 +77,9 @@ type walker struct {
 	// object walked there and their transitions: an output repeats one
 	// shape thousands of times.
 	shapes map[*sstate]*objectShape
+	// raw is what one search of the whole output found, for the render
+	// (rawScanOf).
+	raw *rawScan
 }
 
 type objectShape struct {
