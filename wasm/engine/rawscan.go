@@ -29,20 +29,23 @@ type rawScan struct {
 	escapes []int32
 }
 
-// rawScanMin is the span a kept node needs for the render to search the
-// whole output once rather than node by node: where most of the output
-// is withheld, its kept nodes are small, and searching all of it would
-// read what is withheld too.
-const rawScanMin = 64 << 10
+// The render searches the whole output once (rawScan) when it is at
+// least rawScanMin bytes and at most one node in rawScanDirty holds what
+// the view changes: most of what it reads is then what it keeps. Where
+// much is withheld, the kept spans are small and searched one by one, and
+// what is withheld is not read.
+const (
+	rawScanMin   = 64 << 10
+	rawScanDirty = 16
+)
 
-// rawScanOf returns the search of the output for s, made once, when the
-// render keeps a span of n bytes whole: nil while no kept span was large
-// enough to be worth it.
-func (w *walker) rawScanOf(s *scrubber, n int) *rawScan {
+// rawScanOf returns the search of the output for s, made once, or nil
+// when the view changes too much of the output for it to be worth it.
+func (w *walker) rawScanOf(s *scrubber) *rawScan {
 	if w.raw != nil && w.raw.s == s {
 		return w.raw
 	}
-	if n < rawScanMin {
+	if !w.rawWorth {
 		return nil
 	}
 	w.raw = newRawScan(w.tr.src, s)

@@ -80,6 +80,8 @@ type walker struct {
 	// raw is what one search of the whole output found, for the render
 	// (rawScanOf).
 	raw *rawScan
+	// rawWorth: markDirty found that the render keeps most of the output.
+	rawWorth bool
 }
 
 type objectShape struct {
