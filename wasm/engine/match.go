@@ -21,13 +21,6 @@ const (
 	matchSlack  = 64 << 10
 )
 
-// costlyAttempt is what one attempt at a position may cost before a
-// search of a whole text notes it (scrubber.costly): a span of the text
-// whose attempts each cost less is within its own budget, searched
-// alone, since it has at most one exact attempt a byte and one skeleton
-// attempt a byte of its skeleton, which is never 30 times its length.
-const costlyAttempt = matchBudget / 32
-
 // eachMatch calls f with the span of every withheld value written in
 // text as it is: exact needles, skeleton needles, short values and
 // numbers; f returns false to stop. It reports false when finding them
@@ -146,14 +139,10 @@ func (s *scrubber) scanExact(text string, budget *int, f func(a, b int) bool) bo
 			continue
 		}
 		n := 0
-		spent := *budget
 		for _, t := range s.exacts {
 			if t.mayStart(w) {
 				n = max(n, t.exactAt(text, i, w, budget))
 			}
-		}
-		if s.costly != nil && spent-*budget >= costlyAttempt {
-			s.costly(i)
 		}
 		if *budget < 0 {
 			return false
@@ -235,16 +224,12 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 			return -1, -1
 		}
 		a, b = -1, -1
-		spent := *budget
 		for _, t := range s.skels {
 			if t.mayStart(w) {
 				if x, y := t.skeletonAt(text, first, w, budget); y > b {
 					a, b = x, y
 				}
 			}
-		}
-		if s.costly != nil && spent-*budget >= costlyAttempt {
-			s.costly(int(first.at))
 		}
 		return a, b
 	}

@@ -211,16 +211,11 @@ func (w *walker) listReferences(b []byte, s *scrubber) []byte {
 // view changes; the rest can be copied as whole spans.
 func (w *walker) markDirty() {
 	w.dirty = make([]bool, len(w.tr.nodes))
-	dirty := 0
 	mark := func(i int) {
 		for p := i; p >= 0 && !w.dirty[p]; p = int(w.tr.nodes[p].parent) {
 			w.dirty[p] = true
-			dirty++
 		}
 	}
-	defer func() {
-		w.rawWorth = len(w.tr.src) >= rawScanMin && dirty*rawScanDirty <= len(w.tr.nodes)
-	}()
 	for i, a := range w.act {
 		if a != keep {
 			mark(i)
@@ -321,14 +316,9 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	if !w.dirty[i] {
 		// A span with no escapes holds each string and member name as its
 		// characters and has no other decoding, so a search of its bytes
-		// finds every withheld value in it: the search of the whole
-		// output (rawScan) did, once for every span.
+		// finds every withheld value in it.
 		span := tr.src[n.start:n.end]
-		if r := w.rawScanOf(s); r != nil && r.ok {
-			if !r.touches(int(n.start), int(n.end)) {
-				return append(b, span...)
-			}
-		} else if !hasEscapes(span, s.plus) && !s.containsRaw(span) {
+		if !hasEscapes(span, s.plus) && !s.containsRaw(span) {
 			return append(b, span...)
 		}
 	}

@@ -48,9 +48,6 @@ type scrubber struct {
 	// its bytes so that a text is read once for all of them (eachShort).
 	short   []string
 	shortAt map[string]int
-	// costly, when set, is told where an attempt to match cost
-	// costlyAttempt or more (rawScan).
-	costly func(at int)
 }
 
 // newScrubber returns a scrubber of the sets given; nil ones are none.

@@ -77,11 +77,6 @@ type walker struct {
 	// object walked there and their transitions: an output repeats one
 	// shape thousands of times.
 	shapes map[*sstate]*objectShape
-	// raw is what one search of the whole output found, for the render
-	// (rawScanOf).
-	raw *rawScan
-	// rawWorth: markDirty found that the render keeps most of the output.
-	rawWorth bool
 }
 
 type objectShape struct {
