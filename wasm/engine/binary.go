@@ -47,6 +47,14 @@ var b64 = func() (t [256]int8) {
 // and a decoding of it; f returns false to stop. It reports false when
 // the decodings would cost more than budget bytes.
 func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool) bool {
+	return eachEncodedOutside(text, budget, nil, f)
+}
+
+// eachEncodedOutside is eachEncoded for a text of which the spans gone,
+// sorted and apart (mergeSpans), are removed already: a base64 run inside
+// one of them is charged to budget as eachEncoded charges it, but neither
+// decoded nor given to f.
+func eachEncodedOutside(text string, budget *int, gone [][2]int, f func(a, b int, decoded []byte) bool) bool {
 	var buf []byte
 	hexDone := 0 // where the hex decoded last ends
 	for i := 0; i < len(text); {
@@ -103,6 +111,12 @@ func eachEncoded(text string, budget *int, f func(a, b int, decoded []byte) bool
 		*budget -= 5 * len(body)
 		if *budget < 0 {
 			return false
+		}
+		for len(gone) > 0 && gone[0][1] < end {
+			gone = gone[1:]
+		}
+		if len(gone) > 0 && gone[0][0] <= a {
+			continue // inside gone[0]
 		}
 		for phase := range 4 {
 			buf = decodeBase64(buf[:0], body[phase:])

@@ -206,7 +206,7 @@ func (s *scrubber) eachEncodedMatchOutside(str string, depth int, gone [][2]int,
 	var latin []byte
 	found := false
 	stop := func(int, int) bool { found = true; return false }
-	ok := eachEncoded(str, &budget, func(a, b int, decoded []byte) bool {
+	ok := eachEncodedOutside(str, &budget, gone, func(a, b int, decoded []byte) bool {
 		if within(gone, a, b) {
 			return true
 		}
