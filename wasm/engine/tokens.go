@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // This file finds, in a long withheld text, the words that a later output
@@ -109,3 +110,79 @@ func keyLike(w string) bool {
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// secretLike reports whether a value withheld only because its whole
+// output was (a sensitiveHint without a schema says nothing of which of it
+// is sensitive) may be a secret or an identifier, and so joins the
+// session's set. It fails closed: every value does but what is plainly
+// ordinary (ordinaryValue), so that withholding a profile whole does not
+// strip "active", "English" or "Portugal" from every later output, nor let
+// whoever writes into such an output choose words to censor, while a key,
+// a PIN, a card number, an address, a name or a passphrase still joins.
+func secretLike(v string) bool { return !ordinaryValue(strings.TrimSpace(v)) }
+
+// secretLikeNumber is secretLike for a JSON number: an integer of four
+// digits or more (a PIN, an account number written as a number), not an
+// amount or a measure with a fraction or an exponent.
+func secretLikeNumber(text string) bool {
+	plain := strings.TrimPrefix(text, "-")
+	return len(plain) >= minScrubLength && allDigits(plain)
+}
+
+// ordinaryValue reports whether v is a single word of letters (with the
+// apostrophes, hyphens and points words and names have: "active",
+// "English", "O'Brien", "well-known"), or a date, a time, a version or an
+// amount: digits with points, commas, colons, slashes or a currency sign,
+// or a date of dashes (2026-03-14, 10:30, 1.4.2, €19.99, 1,520.75), of
+// fewer than twelve digits (a card number written with points is not).
+func ordinaryValue(v string) bool {
+	if v == "" {
+		return false
+	}
+	word, number := true, true
+	digits, marked := 0, false
+	for i, r := range v {
+		switch {
+		case unicode.IsLetter(r) || unicode.Is(unicode.Mn, r):
+			number = number && (r == 'T' || r == 'Z') && i > 0
+		case unicode.IsDigit(r):
+			word = false
+			digits++
+		case strings.ContainsRune("'’-.", r) && i > 0:
+			marked = marked || r == '.'
+		case strings.ContainsRune(",:/", r) || unicode.Is(unicode.Sc, r):
+			word = false
+			marked = true
+		case r == ' ' || r == '+':
+			word = false
+		default:
+			return false
+		}
+	}
+	if word {
+		return true
+	}
+	return number && digits > 0 && digits < 12 && (marked || dateLike(v))
+}
+
+// dateLike reports whether v, digits and separators, reads as a date: a
+// year of four digits and two groups of one or two, in either order
+// (2026-03-14, 14 03 2026), and a time after it.
+func dateLike(v string) bool {
+	var groups []int
+	n := 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && isDigit(v[i]) {
+			n++
+			continue
+		}
+		if n > 0 {
+			groups = append(groups, n)
+		}
+		n = 0
+	}
+	if len(groups) < 3 {
+		return false
+	}
+	return groups[0] == 4 && groups[1] <= 2 && groups[2] <= 2 || groups[2] == 4 && groups[0] <= 2 && groups[1] <= 2
+}

@@ -59,6 +59,11 @@ type walker struct {
 	// deep: what is being withheld is sensitive in itself, so JSON text
 	// in it gives up its values too (withholdSensitive).
 	deep bool
+	// hinted: what is withheld is withheld only because the whole output
+	// was (sensitiveHint without a schema), so only what looks like a
+	// secret or an identifier (secretLike) joins the session's set; the
+	// rest is removed from this view alone.
+	hinted bool
 	// cuts lists, by string node, the spans of values split across it
 	// and its neighbours (joins.go).
 	cuts map[int][][2]int
@@ -162,6 +167,7 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome, own *scrubSet, noMentions bo
 	case t.hint:
 		w.mode = wholeMode
 	}
+	w.hinted = t.hint && !e.session.full && (w.mode == wholeMode || w.mode == textMode)
 
 	var start *sstate
 	if t.output != nil {
