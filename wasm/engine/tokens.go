@@ -153,7 +153,7 @@ func ordinaryValue(v string) bool {
 		case strings.ContainsRune(",:/", r) || unicode.Is(unicode.Sc, r):
 			word = false
 			marked = true
-		case r == ' ' || r == '+':
+		case r == ' ' || r == '+' || r == '-' && i == 0:
 			word = false
 		default:
 			return false
@@ -162,7 +162,7 @@ func ordinaryValue(v string) bool {
 	if word {
 		return true
 	}
-	return number && digits > 0 && digits < 12 && (marked || dateLike(v))
+	return number && digits > 0 && (dateLike(v) || marked && digits < 12)
 }
 
 // dateLike reports whether v, digits and separators, reads as a date: a
