@@ -449,3 +449,54 @@ func mayHaveMentionLines(data string) bool {
 		return !ok || len(spans) > 0
 	})
 }
+
+// minByteArray is the fewest items of a JSON array read as bytes: as many
+// as the shortest value rule (d) removes.
+const minByteArray = minScrubLength
+
+// byteArrayHolds reports whether node i of tr is an array of byte values
+// (integers 0 to 255, minByteArray or more: Node's Buffer in JSON,
+// {"type":"Buffer","data":[115,107,…]}, or a list of a string's bytes)
+// whose bytes hold a withheld value, in any decoding.
+func (s *scrubber) byteArrayHolds(tr *tree, i int) bool {
+	if tr.nodes[i].kind != kArray {
+		return false
+	}
+	var b []byte
+	ok := true
+	tr.children(i, func(j int) {
+		if !ok {
+			return
+		}
+		if tr.nodes[j].kind != kNumber {
+			ok = false
+			return
+		}
+		v := tr.text(j)
+		if len(v) > 3 || !allDigits(v) {
+			ok = false
+			return
+		}
+		n := 0
+		for k := 0; k < len(v); k++ {
+			n = n*10 + int(v[k]-'0')
+		}
+		if n > 255 {
+			ok = false
+			return
+		}
+		b = append(b, byte(n))
+	})
+	return ok && len(b) >= minByteArray && s.contains(string(b))
+}
+
+// byteArrays reports whether an array of tr that keep keeps is one of
+// byte values that holds a withheld value (byteArrayHolds).
+func (s *scrubber) byteArrays(tr *tree, keep func(i int) bool) bool {
+	for i := range tr.nodes {
+		if keep(i) && s.byteArrayHolds(tr, i) {
+			return true
+		}
+	}
+	return false
+}

@@ -101,13 +101,15 @@ func (s *scrubber) contains(str string) bool {
 }
 
 // jsonSplit reports whether str is JSON text with a withheld value split
-// across consecutive strings of one of its objects or arrays.
+// across consecutive strings of one of its objects or arrays, or in the
+// bytes of an array of byte values (byteArrayHolds).
 func (s *scrubber) jsonSplit(str string) bool {
-	if len(s.skels) == 0 || !looksLikeJSON(str) {
+	if !looksLikeJSON(str) || len(s.skels) == 0 && strings.IndexByte(str, '[') < 0 {
 		return false
 	}
 	tr, err := parseTree(str)
-	return err == nil && siblingJoins(tr, func(int) bool { return true }, s, func(int, int, int) {})
+	all := func(int) bool { return true }
+	return err == nil && (siblingJoins(tr, all, s, func(int, int, int) {}) || s.byteArrays(tr, all))
 }
 
 // containsRaw reports whether a JSON text holds, in its strings, member
@@ -257,7 +259,8 @@ func (s *scrubber) scrubDepth(str string, depth int) (string, bool) {
 	}
 	if depth <= maxEmbeddedDepth && looksLikeJSON(str) {
 		if tr, err := parseTree(str); err == nil && tr.nodes[0].kind >= kArray {
-			if !s.contains(str) && !siblingJoins(tr, func(int) bool { return true }, s, func(int, int, int) {}) {
+			all := func(int) bool { return true }
+			if !s.contains(str) && !siblingJoins(tr, all, s, func(int, int, int) {}) && !s.byteArrays(tr, all) {
 				return str, false
 			}
 			// A withheld value that spans the text's syntax ("[[]]", or
@@ -363,13 +366,13 @@ func removeSpans(str string, spans [][2]int) string {
 }
 
 // scrubTree writes the JSON text tr without what it withholds: members
-// whose names hold a withheld value, withheld numbers, and withheld values
-// in its strings.
+// whose names hold a withheld value, withheld numbers, arrays of byte
+// values that hold one, and withheld values in its strings.
 func (s *scrubber) scrubTree(tr *tree, depth int) string {
 	drop := make([]bool, len(tr.nodes))
 	for i := 1; i < len(tr.nodes); {
 		n := &tr.nodes[i]
-		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.numberHolds(tr.text(i)) {
+		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.numberHolds(tr.text(i)) || s.byteArrayHolds(tr, i) {
 			drop[i] = true
 			i = int(n.next)
 			continue
