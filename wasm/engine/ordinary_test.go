@@ -273,3 +273,19 @@ func corpusWords(data string) []string {
 	walk(v)
 	return out
 }
+
+// TestDeclaredWordJoinsTheSession: a word withheld by a declaration
+// (x-sensitive) joins the session's set whatever it looks like: the
+// ordinary-word rule is for outputs withheld whole only.
+func TestDeclaredWordJoinsTheSession(t *testing.T) {
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"read_origin","description":"d","outputSchema":{"type":"object","properties":{"id":{"type":"string"},"country":{"type":"string","x-sensitive":true}}}}`)
+	mustRegister(t, e, laterToolDef)
+	res := e.OutputOf("read_origin", Outcome{Kind: Returned, Data: `{"id":"u1","country":"Portugal"}`})
+	require.Nil(t, res.Err)
+	require.Equal(t, 1, res.Held)
+	view := laterView(t, e, `{"shipTo":"Portugal","eta":"2026-03-20"}`)
+	_, found := leakcheck.Find(view.Agent, "Portugal")
+	assert.False(t, found, "a declared word came back: %s", view.Agent)
+	assert.Contains(t, view.Agent, "2026-03-20")
+}
