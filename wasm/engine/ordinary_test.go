@@ -197,7 +197,8 @@ func TestDeclaredPinKeepsLaterDates(t *testing.T) {
 }
 
 // TestOrdinaryValue: what withholding a whole output keeps out of the
-// session's set, and what it lets in.
+// session's set, and what it lets in, by the engine's test and by the
+// shapes of the docs that FuzzSession's oracle reads.
 func TestOrdinaryValue(t *testing.T) {
 	tests := []struct {
 		v        string
@@ -210,9 +211,16 @@ func TestOrdinaryValue(t *testing.T) {
 		{"4111.1111.1111.1111", false}, {"123-45-6789", false}, {"+1 555 010 9999", false},
 		{"ada@example.com", false}, {"correct horse battery", false}, {"Tr0ub4dor&3", false},
 		{"Ada Lovelace", false}, {"Rua Augusta 12", false}, {"f%d0;%h", false}, {"", false},
+		{"58.3", true}, {"Inc.", true}, {"v1.2.3", true}, {"10.20.26.1", true}, {"1.520,75 €", true},
+		{"19,99", true}, {"2026-03-14 10:20:26+01:00", true}, {"9:15:00.125", true}, {"$ 5", true},
+		{"123.45.6789", false}, {"555.123.4567", false}, {"12 34:56", false}, {"a..b", false},
+		{"-word", false}, {"4,4711", false}, {"123456789.12", true}, {"1234567890.12", false}, {"123456789012.5", false},
+		{"2026-03-14T", false}, {"10:3", false}, {"€€5", false}, {"1.2.3.4.5", false}, {"٤٤٧١.5", false},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.ordinary, ordinaryValue(tt.v), "%q", tt.v)
+		assert.Equal(t, tt.ordinary, ordinaryValue(tt.v), "the engine on %q", tt.v)
+		// FuzzSession's oracle reads the docs' shapes on its own.
+		assert.Equal(t, tt.ordinary, docOrdinary(tt.v), "the docs' shapes on %q", tt.v)
 	}
 }
 
