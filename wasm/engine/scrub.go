@@ -114,7 +114,8 @@ func (s *scrubber) jsonSplit(str string) bool {
 
 // containsRaw reports whether a JSON text holds, in its strings, member
 // names or numbers, a withheld value that a search of its bytes as they
-// are finds, or of what its runs of base64 and hex decode to. A text
+// are finds, of what its runs of base64 and hex decode to, or of the
+// bytes its characters were read from in the wrong encoding. A text
 // without escapes needs no more.
 func (s *scrubber) containsRaw(text string) bool {
 	if !s.any {
@@ -124,7 +125,9 @@ func (s *scrubber) containsRaw(text string) bool {
 	stop := func(int, int) bool { found = true; return false }
 	ok, runs := s.eachMatchRuns(text, stop)
 	ok = ok && (found || !runs || s.eachEncodedMatch(text, 0, stop))
-	return found || !ok
+	// The bytes its characters were read from in the wrong encoding
+	// (readings.go); a text of ASCII alone has none.
+	return found || !ok || s.readingsHold(text)
 }
 
 // eachSpan calls f with the span of str that every match in every
@@ -158,6 +161,11 @@ func (s *scrubber) eachSpanAt(str string, depth int, f func(a, b int) bool) bool
 	}
 	encoded := depth < maxBinaryDepth
 	if encoded && runs && !s.eachEncodedMatchOutside(str, depth, mergeSpans(found), g) {
+		return false
+	}
+	// The bytes its characters were read from, in the wrong encoding
+	// (readings.go).
+	if !stop && !s.eachReadingMatch(str, g) {
 		return false
 	}
 	if stop || !hasEscapes(str, s.plus) {
