@@ -2,13 +2,15 @@ package engine_test
 
 // Tests of the readings of readings.go: a later output holds a withheld
 // value's bytes read in the wrong encoding, written by encoders outside
-// this repository (Node 20's Buffer.toString, Python 3's bytes.decode,
-// Go's golang.org/x/text). The view is read back the same way by Go's
+// this repository (Node 20's Buffer.toString, Python 3's bytes.decode
+// and textwrap, Go's golang.org/x/text and html/template). The view is read back the same way by Go's
 // golang.org/x/text encoders, apart from the engine, and must not give
 // the value back.
 
 import (
 	"bytes"
+	"html/template"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -141,5 +143,56 @@ func TestOutsideReadingsKeepOrdinaryText(t *testing.T) {
 		if res.Err != nil || res.Agent != output {
 			t.Errorf("ordinary text was changed:\noutput: %s\nview:   %s\nerror:  %v", output, res.Agent, res.Err)
 		}
+	}
+}
+
+// The key withheld earlier, cut by <wbr> elements as an HTML mail
+// template writes a long word: it goes, and the markup around it stays.
+func TestAttackOutsideWbr(t *testing.T) {
+	tmpl := template.Must(template.New("m").Parse(`<p>Key: {{range $i, $p := .}}{{if $i}}<wbr />{{end}}{{$p}}{{end}}</p>`))
+	var goOut strings.Builder
+	if err := tmpl.Execute(&goOut, []string{outsideKey[:9], outsideKey[9:19], outsideKey[19:]}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, output string
+	}{
+		// Python 3: "<p>Your key: " + "<wbr>".join(textwrap.wrap(key, 6)) + "</p>", by json.dumps
+		{"Python 3: textwrap and <wbr>", `{"html": "<p>Your key: sk_liv<wbr>e_51Hq<wbr>LyjWDa<wbr>rjtT1z<wbr>dp7dc</p>"}`},
+		{"Go html/template: <wbr />", `{"html":` + rtJSON(goOut.String()) + `}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := outsideEcho(t, outsideKey, engine.Returned, tc.output)
+			if res.Err != nil {
+				t.Fatalf("list_log failed: %v", res.Err)
+			}
+			plain := regexp.MustCompile(`(?i)<wbr\s*/?>`).ReplaceAllString(res.Agent, "")
+			if strings.Contains(plain, outsideKey[3:12]) || strings.Contains(plain, outsideKey[12:]) {
+				t.Errorf("the key is in the view without its <wbr>:\n%s", res.Agent)
+			}
+			if !strings.Contains(res.Agent, "<p>") {
+				t.Errorf("the markup around it is gone:\n%s", res.Agent)
+			}
+		})
+	}
+}
+
+// An e-mail address withheld earlier, cut by <WBR/> elements that
+// Python's textwrap and html.escape wrote: it goes.
+func TestAttackOutsideWbrAddress(t *testing.T) {
+	const address = "ada.lovelace@example.com"
+	// Python 3: "<td>" + "<WBR/>".join(html.escape(p) for p in textwrap.wrap(address, 5)) + "</td>"
+	const output = `{"html": "<td>ada.l<WBR/>ovela<WBR/>ce@ex<WBR/>ample<WBR/>.com</td>", "ok": true}`
+	res := outsideEcho(t, address, engine.Returned, output)
+	if res.Err != nil {
+		t.Fatalf("list_log failed: %v", res.Err)
+	}
+	plain := regexp.MustCompile(`(?i)<wbr\s*/?>`).ReplaceAllString(res.Agent, "")
+	if strings.Contains(plain, "lovelace") || strings.Contains(plain, "@example") {
+		t.Errorf("the address is in the view without its <wbr>:\n%s", res.Agent)
+	}
+	if !strings.Contains(res.Agent, `"ok": true`) {
+		t.Errorf("the rest of the output is gone:\n%s", res.Agent)
 	}
 }

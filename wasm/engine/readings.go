@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -11,7 +12,9 @@ import (
 // â€™ for ’), and bytes read as UTF-16 code units, in either byte order
 // (Node's buf.toString("utf16le") of an ASCII file gives CJK text, two
 // bytes a character). Each reading is searched like the text itself, and
-// a match goes as the characters it was read from.
+// a match goes as the characters it was read from. A text is also read
+// without HTML's invisible break element, <wbr>, which mail templates put
+// inside long words, addresses and numbers.
 
 // cp1252 maps the characters Windows-1252 gives the bytes 0x80 to 0x9F
 // to those bytes; the rest of Latin-1 is its own code point.
@@ -127,20 +130,77 @@ func (r *reading) utf16Bytes(str string, bigEndian bool) bool {
 	return units >= 2
 }
 
+// wbrAt returns the length of the <wbr> element (<wbr>, <wbr/>, <wbr />,
+// in any case) that str starts with, or 0.
+func wbrAt(str string) int {
+	if len(str) < 5 || str[0] != '<' || !strings.EqualFold(str[1:4], "wbr") {
+		return 0
+	}
+	i := 4
+	for i < len(str) && str[i] == ' ' {
+		i++
+	}
+	if i < len(str) && str[i] == '/' {
+		i++
+	}
+	if i < len(str) && str[i] == '>' {
+		return i + 1
+	}
+	return 0
+}
+
+// hasWbr reports whether str holds a <wbr> element.
+func hasWbr(str string) bool {
+	for i := strings.IndexByte(str, '<'); i >= 0; {
+		if wbrAt(str[i:]) > 0 {
+			return true
+		}
+		k := strings.IndexByte(str[i+1:], '<')
+		if k < 0 {
+			return false
+		}
+		i += 1 + k
+	}
+	return false
+}
+
+// withoutWbr reads str without its <wbr> elements. It reports whether it
+// held one.
+func (r *reading) withoutWbr(str string) bool {
+	r.reset()
+	if !hasWbr(str) {
+		return false
+	}
+	for i := 0; i < len(str); {
+		if n := wbrAt(str[i:]); n > 0 {
+			i += n
+			continue
+		}
+		r.add(str[i], i, i+1)
+		i++
+	}
+	return true
+}
+
 // eachReadingMatch calls f with the span of str that a match in one of
 // its readings was read from. It reports false when matching cost more
 // than its budget.
 func (s *scrubber) eachReadingMatch(str string, f func(a, b int) bool) bool {
-	if !hasMultibyte(str) {
+	multibyte := hasMultibyte(str)
+	if !multibyte && strings.IndexByte(str, '<') < 0 {
 		return true
 	}
 	var r reading
-	for k := 0; k < 3; k++ {
+	for k := 0; k < 4; k++ {
 		var read bool
-		switch k {
-		case 0:
+		switch {
+		case k == 3:
+			read = r.withoutWbr(str)
+		case !multibyte:
+			continue
+		case k == 0:
 			read = r.mojibake(str)
-		case 1:
+		case k == 1:
 			read = r.utf16Bytes(str, false)
 		default:
 			read = r.utf16Bytes(str, true)

@@ -16,12 +16,14 @@ var readingsWithheld = []string{"sk_live_51HqLyjWDarjtT1zdp7dc", "Jürgen Mülle
 
 // readingsWords are the words of ordinary outputs in the scripts wrong
 // readings give: Latin-1 letters, Windows-1252 punctuation, CJK, Cyrillic,
-// Greek, Arabic, and UTF-8 read as Latin-1 of names nothing withheld.
+// Greek, Arabic, UTF-8 read as Latin-1 of names nothing withheld, and
+// markup with <wbr>.
 var readingsWords = []string{
 	"München", "Crème", "brûlée", "Zoë", "naïve", "façade", "€4,50", "“quoted”", "it’s", "—", "…",
 	"東京", "天気", "晴れ", "今日", "気温", "大阪", "会議", "注文", "発送", "タワー",
 	"Привет", "мир", "заказ", "Καλημέρα", "κόσμε", "مرحبا", "بالعالم", "ÅŸ", "JÃ¼rgen", "MÃ¼ller", "GrÃ¶ÃŸe",
 	"2026-03-14", "19.99", "ORD-2026-0314", "10:20:26", "active", "English", "status", "ok",
+	"inter<wbr>national", "https://exam<wbr>ple.org/very<wbr />long", "<WBR/>", "<b>bold</b>",
 }
 
 // TestReadingsKeepOrdinaryOutputs counts the ordinary outputs (prose of
