@@ -196,3 +196,31 @@ func TestAttackOutsideWbrAddress(t *testing.T) {
 		t.Errorf("the rest of the output is gone:\n%s", res.Agent)
 	}
 }
+
+// An e-mail address and a domain on IDN domains, withheld earlier, in the
+// ASCII form of their labels, as Node 20's url.domainToASCII and Python
+// 3's "idna" codec write them: they go, and the rest stays.
+func TestAttackOutsidePunycode(t *testing.T) {
+	tests := []struct {
+		name, secret, output, gone string
+	}{
+		// Node 20: "ada@" + url.domainToASCII("bücher-münchen.de")
+		{"Node 20: an address", "ada@bücher-münchen.de", `{"to":"ada@xn--bcher-mnchen-dlbg.de","subject":"Renewal"}`, "ada@xn--bcher"},
+		// Python 3: "ada@" + "bücher-münchen.de".encode("idna").decode()
+		{"Python 3: an address in a log line", "ada@bücher-münchen.de", `{"log":["sent to ada@xn--bcher-mnchen-dlbg.de at 10:20"],"subject":"Renewal"}`, "xn--bcher-mnchen-dlbg"},
+		// Node 20: "shop." + url.domainToASCII("пример.рф")
+		{"Node 20: a Cyrillic domain", "shop.пример.рф", `{"host":"shop.xn--e1afmkfd.xn--p1ai","subject":"Renewal"}`, "xn--e1afmkfd"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := outsideEcho(t, tc.secret, engine.Returned, tc.output)
+			if res.Err != nil {
+				t.Fatalf("list_log failed: %v", res.Err)
+			}
+			outsideAbsent(t, res.Agent, tc.gone)
+			if !strings.Contains(res.Agent, "Renewal") {
+				t.Errorf("the rest of the output is gone:\n%s", res.Agent)
+			}
+		})
+	}
+}

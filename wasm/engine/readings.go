@@ -14,7 +14,8 @@ import (
 // bytes a character). Each reading is searched like the text itself, and
 // a match goes as the characters it was read from. A text is also read
 // without HTML's invisible break element, <wbr>, which mail templates put
-// inside long words, addresses and numbers.
+// inside long words, addresses and numbers, and with the xn-- labels of
+// domain names as the Unicode they stand for (punycode.go).
 
 // cp1252 maps the characters Windows-1252 gives the bytes 0x80 to 0x9F
 // to those bytes; the rest of Latin-1 is its own code point.
@@ -187,15 +188,17 @@ func (r *reading) withoutWbr(str string) bool {
 // than its budget.
 func (s *scrubber) eachReadingMatch(str string, f func(a, b int) bool) bool {
 	multibyte := hasMultibyte(str)
-	if !multibyte && strings.IndexByte(str, '<') < 0 {
+	if !multibyte && strings.IndexByte(str, '<') < 0 && strings.Index(str, "-") < 0 {
 		return true
 	}
 	var r reading
-	for k := 0; k < 4; k++ {
+	for k := 0; k < 5; k++ {
 		var read bool
 		switch {
 		case k == 3:
 			read = r.withoutWbr(str)
+		case k == 4:
+			read = r.withPunycode(str)
 		case !multibyte:
 			continue
 		case k == 0:

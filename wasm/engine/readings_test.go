@@ -17,13 +17,13 @@ var readingsWithheld = []string{"sk_live_51HqLyjWDarjtT1zdp7dc", "Jürgen Mülle
 // readingsWords are the words of ordinary outputs in the scripts wrong
 // readings give: Latin-1 letters, Windows-1252 punctuation, CJK, Cyrillic,
 // Greek, Arabic, UTF-8 read as Latin-1 of names nothing withheld, and
-// markup with <wbr>.
+// markup with <wbr>, and domains of Punycode labels.
 var readingsWords = []string{
 	"München", "Crème", "brûlée", "Zoë", "naïve", "façade", "€4,50", "“quoted”", "it’s", "—", "…",
 	"東京", "天気", "晴れ", "今日", "気温", "大阪", "会議", "注文", "発送", "タワー",
 	"Привет", "мир", "заказ", "Καλημέρα", "κόσμε", "مرحبا", "بالعالم", "ÅŸ", "JÃ¼rgen", "MÃ¼ller", "GrÃ¶ÃŸe",
 	"2026-03-14", "19.99", "ORD-2026-0314", "10:20:26", "active", "English", "status", "ok",
-	"inter<wbr>national", "https://exam<wbr>ple.org/very<wbr />long", "<WBR/>", "<b>bold</b>",
+	"inter<wbr>national", "https://xn--mnchen-3ya.de/", "xn--e1afmkfd.xn--p1ai", "xn--", "xn--zz!", "https://exam<wbr>ple.org/very<wbr />long", "<WBR/>", "<b>bold</b>",
 }
 
 // TestReadingsKeepOrdinaryOutputs counts the ordinary outputs (prose of
@@ -60,4 +60,34 @@ func TestReadingsKeepOrdinaryOutputs(t *testing.T) {
 	}
 	t.Logf("%d of %d ordinary outputs changed", changed, outputs)
 	assert.Zero(t, changed)
+}
+
+// TestPunyDecode: punyDecode reads what Python 3's "punycode" codec
+// wrote (d.encode("punycode")), and refuses what is no Punycode.
+func TestPunyDecode(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"mnchen-3ya", "münchen", true},
+		{"bcher-kva", "bücher", true},
+		{"fiqs8s", "中国", true},
+		{"and-6ma2c", "ñandú", true},
+		{"e1afmkfd", "пример", true},
+		{"eckwd4c7cu47r2wf", "ドメイン名例", true},
+		{"fa-hia", "faß", true},
+		{"a-b--3ra", "a-b-ü", true},
+		{"", "", false},
+		{"mnchen-3y", "", false},
+		{"a!b", "", false},
+		{strings.Repeat("a", 64), "", false},
+		{"99999999999", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := punyDecode(tt.in)
+		assert.Equal(t, tt.ok, ok, "punyDecode(%q)", tt.in)
+		if tt.ok {
+			assert.Equal(t, tt.want, got, "punyDecode(%q)", tt.in)
+		}
+	}
 }
