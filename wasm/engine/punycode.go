@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -56,14 +57,22 @@ func punyDigit(c byte) int {
 // maxLabel characters in and out. It reports false for what is no
 // Punycode.
 func punyDecode(s string) (string, bool) {
+	out, _, ok := punyDecodeFrom(s)
+	return string(out), ok
+}
+
+// punyDecodeFrom is punyDecode, with the index in s of each character
+// decoded that s holds as it is (its basic code points), or -1 for one
+// its digits insert.
+func punyDecodeFrom(s string) (out []rune, from []int, ok bool) {
 	if s == "" || len(s) > maxLabel {
-		return "", false
+		return nil, nil, false
 	}
-	var out []rune
 	p := 0
 	if b := strings.LastIndexByte(s, '-'); b >= 0 {
 		for k := 0; k < b; k++ {
 			out = append(out, rune(s[k]))
+			from = append(from, k)
 		}
 		p = b + 1
 	}
@@ -72,12 +81,12 @@ func punyDecode(s string) (string, bool) {
 		oldi, w := i, 1
 		for k := punyBase; ; k += punyBase {
 			if p >= len(s) {
-				return "", false
+				return nil, nil, false
 			}
 			d := punyDigit(s[p])
 			p++
 			if d < 0 || d > (1<<30-i)/w {
-				return "", false
+				return nil, nil, false
 			}
 			i += d * w
 			t := k - bias
@@ -90,7 +99,7 @@ func punyDecode(s string) (string, bool) {
 				break
 			}
 			if w > (1<<30)/(punyBase-t) {
-				return "", false
+				return nil, nil, false
 			}
 			w *= punyBase - t
 		}
@@ -98,14 +107,13 @@ func punyDecode(s string) (string, bool) {
 		n += i / (len(out) + 1)
 		i %= len(out) + 1
 		if n > utf8.MaxRune || len(out) >= maxLabel {
-			return "", false
+			return nil, nil, false
 		}
-		out = append(out, 0)
-		copy(out[i+1:], out[i:])
-		out[i] = rune(n)
+		out = slices.Insert(out, i, rune(n))
+		from = slices.Insert(from, i, -1)
 		i++
 	}
-	return string(out), true
+	return out, from, true
 }
 
 // isLabelByte reports whether c may stand in a domain name's label.
@@ -123,8 +131,9 @@ func hasPunycode(str string) bool {
 }
 
 // withPunycode reads str with each of its xn-- labels as the Unicode it
-// stands for; each byte of a label's Unicode is read from the whole
-// label. It reports whether a label was read.
+// stands for: a character the label holds as it is is read from itself,
+// and one its digits insert from the whole label. It reports whether a
+// label was read.
 func (r *reading) withPunycode(str string) bool {
 	r.reset()
 	if !hasPunycode(str) {
@@ -137,9 +146,18 @@ func (r *reading) withPunycode(str string) bool {
 			for j < len(str) && isLabelByte(str[j]) {
 				j++
 			}
-			if u, ok := punyDecode(str[i+4 : j]); ok {
-				for k := 0; k < len(u); k++ {
-					r.add(u[k], i, j)
+			if u, from, ok := punyDecodeFrom(str[i+4 : j]); ok {
+				var buf [utf8.UTFMax]byte
+				for k, c := range u {
+					n := utf8.EncodeRune(buf[:], c)
+					a, b := i, j
+					if from[k] >= 0 {
+						a = i + 4 + from[k]
+						b = a + 1
+					}
+					for _, x := range buf[:n] {
+						r.add(x, a, b)
+					}
 				}
 				read = true
 				i = j

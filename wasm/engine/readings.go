@@ -212,9 +212,15 @@ func (s *scrubber) eachReadingMatch(str string, f func(a, b int) bool) bool {
 			continue
 		}
 		stop := false
-		ok := s.eachMatch(unsafe.String(unsafe.SliceData(r.bytes), len(r.bytes)), func(a, b int) bool {
-			a, b = r.origin(a, b)
-			stop = !f(a, b)
+		text := unsafe.String(unsafe.SliceData(r.bytes), len(r.bytes))
+		ok := s.eachMatch(text, func(a, b int) bool {
+			oa, ob := r.origin(a, b)
+			if str[oa:ob] == text[a:b] {
+				// Read as it is written: the search of str itself has
+				// answered for it, where it stands.
+				return true
+			}
+			stop = !f(oa, ob)
 			return !stop
 		})
 		if !ok {
