@@ -224,3 +224,32 @@ func TestAttackOutsidePunycode(t *testing.T) {
 		})
 	}
 }
+
+// A log that holds the key withheld earlier, cut into MCP text items of
+// sixteen characters, which a client joins into one text: the pieces of
+// the key go, and the rest of the log stays. Written by Python 3's
+// json.dumps of [{"type": "text", "text": log[i:i+16]} for i in
+// range(0, len(log), 16)], and of a key in two items with indent=2.
+func TestAttackOutsideTextItemsJoined(t *testing.T) {
+	tests := []struct {
+		name, output, keep string
+	}{
+		{"Python 3: a log in items of 16", `{"content": [{"type": "text", "text": "2026-03-14 10:20"}, {"type": "text", "text": ":26 GET /v1/keys"}, {"type": "text", "text": " Authorization: "}, {"type": "text", "text": "Bearer sk_live_5"}, {"type": "text", "text": "1HqLyjWDarjtT1zd"}, {"type": "text", "text": "p7dc 200 OK"}]}`, "GET /v1/keys"},
+		{"Python 3: a key in two items, indented", "{\n  \"content\": [\n    {\n      \"type\": \"text\",\n      \"text\": \"Key follows.\"\n    },\n    {\n      \"type\": \"text\",\n      \"text\": \"sk_live_51Hq\"\n    },\n    {\n      \"type\": \"text\",\n      \"text\": \"LyjWDarjtT1zdp7dc\"\n    },\n    {\n      \"type\": \"text\",\n      \"text\": \"Done.\"\n    }\n  ]\n}", "Key follows."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := outsideEcho(t, outsideKey, engine.Returned, tc.output)
+			if res.Err != nil {
+				t.Fatalf("list_log failed: %v", res.Err)
+			}
+			joined := strings.Join(outsideTexts(t, res.Agent), "")
+			if strings.Contains(joined, outsideKey[8:20]) || strings.Contains(joined, "LyjWDa") {
+				t.Errorf("the key is in the text items joined:\n%s", res.Agent)
+			}
+			if !strings.Contains(joined, tc.keep) {
+				t.Errorf("%q is gone:\n%s", tc.keep, res.Agent)
+			}
+		})
+	}
+}

@@ -27,9 +27,10 @@ var readingsWords = []string{
 }
 
 // TestReadingsKeepOrdinaryOutputs counts the ordinary outputs (prose of
-// the scripts above, dates, prices, ids) that a session which withheld
-// readingsWithheld changes: a false positive of the wrong readings would
-// cut one. None may change.
+// the scripts above, dates, prices, ids; every other one cut into text
+// items at spaces) that a session which withheld readingsWithheld changes: a false
+// positive of the wrong readings or of joining text items would cut one.
+// None may change.
 func TestReadingsKeepOrdinaryOutputs(t *testing.T) {
 	e := New(&Options{Origin: testOrigin})
 	mustRegister(t, e, `{"name":"keep","description":"d","outputSchema":{"type":"object","properties":{"v":{"type":"string","x-sensitive":true}}}}`)
@@ -48,7 +49,25 @@ func TestReadingsKeepOrdinaryOutputs(t *testing.T) {
 			words = append(words, readingsWords[rng.IntN(len(readingsWords))])
 		}
 		sep := []string{" ", "", ", "}[rng.IntN(3)]
-		data := fmt.Sprintf(`{"id":%d,"text":%q}`, 100000+n, strings.Join(words, sep))
+		text := strings.Join(words, sep)
+		data := fmt.Sprintf(`{"id":%d,"text":%q}`, 100000+n, text)
+		if n%2 == 1 {
+			// Cut into text items of sixteen bytes or more, each ending
+			// at a space, which a client joins. (A date cut inside an
+			// item is not read as a date: agent-view.md.)
+			var items []string
+			for k := 0; k < len(text); {
+				e := min(k+16, len(text))
+				if sp := strings.IndexByte(text[e:], ' '); sp >= 0 {
+					e += sp + 1
+				} else {
+					e = len(text)
+				}
+				items = append(items, fmt.Sprintf(`{"type":"text","text":%q}`, text[k:e]))
+				k = e
+			}
+			data = `{"content":[` + strings.Join(items, ",") + `]}`
+		}
 		res := e.OutputOf("later", Outcome{Kind: Returned, Data: data})
 		require.Nil(t, res.Err)
 		if res.Agent != data {

@@ -108,7 +108,7 @@ func (e *Engine) mayRepeat(data string, isJSON bool) bool {
 	// a number, and one split across the items of an array (their
 	// skeletons meet across the quotes and commas); the members of an
 	// object have their names between them, so they are read apart.
-	return s.containsRaw(data) || memberRuns(data, s) || hasEncodingLines(data) || byteListsHold(data, s)
+	return s.containsRaw(data) || memberRuns(data, s) || hasEncodingLines(data) || byteListsHold(data, s) || textItemsMayJoin(data) && len(s.skels) > 0
 }
 
 // byteListsHold reports whether the JSON text data has an array of byte
