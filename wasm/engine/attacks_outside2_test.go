@@ -202,3 +202,48 @@ func TestAttackOutside2ReferenceLinesInStringResult(t *testing.T) {
 		t.Errorf("the encoded reference's lines reached the agent:\n%s", res.Agent)
 	}
 }
+
+// Node's Buffer in JSON ({"type":"Buffer","data":[…]}, what res.json
+// writes for {token: buf}) and a plain list of a string's bytes hold a key
+// withheld earlier as byte values: the array goes, and what is around it
+// stays. Each output was written by Node 20:
+//
+//	JSON.stringify({token: Buffer.from(key)})
+//	JSON.stringify({content: [{type: "text", text: JSON.stringify({ok: true, key: Buffer.from(key)})}]})
+//	JSON.stringify({bytes: Array.from(new TextEncoder().encode(key))})
+func TestAttackOutsideByteValues(t *testing.T) {
+	const bytes = "115,107,95,108,105,118,101,95,53,49,72,113,76,121,106,87,68,97,114,106,116,84,49,122,100,112,55,100,99"
+	tests := []struct {
+		name, output, keep string
+	}{
+		{"Node 20: Buffer in res.json", `{"token":{"type":"Buffer","data":[115,107,95,108,105,118,101,95,53,49,72,113,76,121,106,87,68,97,114,106,116,84,49,122,100,112,55,100,99]}}`, `"Buffer"`},
+		{"Node 20: Buffer in a text item's JSON", `{"content":[{"type":"text","text":"{\"ok\":true,\"key\":{\"type\":\"Buffer\",\"data\":[115,107,95,108,105,118,101,95,53,49,72,113,76,121,106,87,68,97,114,106,116,84,49,122,100,112,55,100,99]}}"}]}`, `ok\":true`},
+		{"Node 20: TextEncoder's bytes as a list", `{"bytes":[115,107,95,108,105,118,101,95,53,49,72,113,76,121,106,87,68,97,114,106,116,84,49,122,100,112,55,100,99]}`, `withheld`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := outsideEcho(t, outsideKey, engine.Returned, tc.output)
+			if res.Err != nil {
+				t.Fatalf("list_log failed: %v", res.Err)
+			}
+			outsideAbsent(t, res.Agent, bytes, strings.ReplaceAll(bytes, ",", ", "))
+			if !strings.Contains(res.Agent, tc.keep) {
+				t.Errorf("%s is gone from the view:\n%s", tc.keep, res.Agent)
+			}
+		})
+	}
+}
+
+// Byte values that hold nothing withheld pass byte for byte: a Buffer of
+// other text, and a list of small numbers. Written by Node 20:
+// JSON.stringify({greeting: Buffer.from("hello, world"), scores: [3,1,4,1,5,9]}).
+func TestOutsideByteValuesKept(t *testing.T) {
+	const output = `{"greeting":{"type":"Buffer","data":[104,101,108,108,111,44,32,119,111,114,108,100]},"scores":[3,1,4,1,5,9]}`
+	res := outsideEcho(t, outsideKey, engine.Returned, output)
+	if res.Err != nil {
+		t.Fatalf("list_log failed: %v", res.Err)
+	}
+	if res.Agent != output {
+		t.Errorf("byte values that hold nothing withheld were changed:\noutput: %s\nview:   %s", output, res.Agent)
+	}
+}

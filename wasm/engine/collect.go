@@ -26,19 +26,29 @@ func (w *walker) collect(i int) {
 	tr := w.tr
 	switch tr.nodes[i].kind {
 	case kString:
-		w.set.addString(tr.str(i))
+		w.addValue(tr.str(i))
 		if w.deep {
 			w.collectJSONText(tr.str(i), 0)
 		}
 	case kNumber:
-		w.set.addNumber(tr.text(i))
+		w.addNumber(tr.text(i))
 	case kObject:
 		if w.referenceKind(i) != notReference {
+			// A reference's fields are declared what they are: they
+			// join the session's set however its output was withheld.
+			hinted := w.hinted
+			w.hinted = false
 			w.reference(i, refWithheld)
+			w.hinted = hinted
 			return
 		}
 		item := isContentItem(tr, i)
 		ref := w.referenceLike(i)
+		if ref {
+			hinted := w.hinted
+			w.hinted = false
+			defer func() { w.hinted = hinted }()
+		}
 		tr.children(i, func(j int) {
 			key := tr.key(j)
 			w.addName(key)
@@ -107,12 +117,37 @@ func (w *walker) collectJSONText(str string, depth int) {
 		}
 		switch n.kind {
 		case kString:
-			w.set.addString(tr.str(i))
+			w.addValue(tr.str(i))
 			w.collectJSONText(tr.str(i), depth+1)
 		case kNumber:
-			w.set.addNumber(tr.text(i))
+			w.addNumber(tr.text(i))
 		}
 	}
+}
+
+// addValue adds a withheld string to what rule (d) removes: to the
+// session's set, unless it is withheld only because its whole output was
+// and does not look like a secret or an identifier (secretLike). Such a
+// value is removed from this view alone, and of a long text the words
+// that look like keys (tokens) still join the session's set.
+func (w *walker) addValue(v string) {
+	if !w.hinted || secretLike(v) {
+		w.set.addString(v)
+		return
+	}
+	w.viewOnlySet().addString(v)
+	for _, tok := range tokens(v) {
+		w.set.addText(tok)
+	}
+}
+
+// addNumber is addValue for a withheld number (secretLikeNumber).
+func (w *walker) addNumber(text string) {
+	if !w.hinted || secretLikeNumber(text) {
+		w.set.addNumber(text)
+		return
+	}
+	w.viewOnlySet().addNumber(text)
 }
 
 // addName adds a member name inside what the view withholds to what rule

@@ -154,6 +154,11 @@ type echoCase struct {
 	kind OutcomeKind
 	// values are all the values the case withholds, covered or not.
 	values []string
+	// unguarded are the values the docs do not promise to keep out of
+	// later outputs: withheld only because the whole output was
+	// (sensitiveHint without a schema), never by a declaration, and
+	// ordinary in a shape docs/agent-view.md lists (docOrdinary).
+	unguarded []string
 }
 
 // keepText is the visible value every case carries; fixedText is what the
@@ -261,6 +266,9 @@ func (g *echoGen) build(first string) echoCase {
 		c.def = `"annotations":{"sensitiveHint":true}`
 	}
 	var refs []any
+	// guarded: a value withheld at least once by a declaration, or in a
+	// form the docs do not call ordinary.
+	guarded := map[string]bool{}
 	for k, v := range values {
 		if covered(v) {
 			c.secrets = append(c.secrets, v)
@@ -269,13 +277,23 @@ func (g *echoGen) build(first string) echoCase {
 		switch {
 		case mode != 2 && g.intn(4) == 0:
 			names[v] = 1
+			guarded[v] = true
 		case leakcheck.IsNumber(v) && g.intn(2) == 0:
-			sc[fmt.Sprintf("s%d", k)] = jsonNumber(v)
+			n := jsonNumber(v)
+			sc[fmt.Sprintf("s%d", k)] = n
+			_, isNumber := n.(json.Number)
+			if mode != 2 || isNumber && !docOrdinaryNumber(v) || !isNumber && !docOrdinary(v) {
+				guarded[v] = true
+			}
 		case mode == 2 && g.intn(3) == 0:
 			// As a reference's id.
 			refs = append(refs, map[string]any{"type": "secret_reference", "id": v, "label": "API key", "redeemUrl": "/redeem/" + url.PathEscape(v), "ttl": 60})
+			guarded[v] = true
 		default:
 			sc[fmt.Sprintf("s%d", k)] = v
+			if mode != 2 || !docOrdinary(v) {
+				guarded[v] = true
+			}
 		}
 		// Where it is echoed.
 		for n := 1 + g.intn(3); n > 0; n-- {
@@ -391,6 +409,11 @@ func (g *echoGen) build(first string) echoCase {
 	c.data = strings.TrimSuffix(b.String(), "\n")
 	c.keep = keepText
 	c.values = values
+	for _, v := range values {
+		if !guarded[v] && !slices.Contains(c.unguarded, v) {
+			c.unguarded = append(c.unguarded, v)
+		}
+	}
 	if mode == 1 {
 		// The allowlist keeps structuredContent's declared members only.
 		c.mayLoseKeep = true

@@ -92,7 +92,65 @@ func siblingJoins(tr *tree, keep func(i int) bool, s *scrubber, cut func(node, a
 		}
 		flush()
 	}
+	// The texts of consecutive text items of an array, which an MCP
+	// client joins into one text, are neighbours too.
+	for i := 0; i < len(tr.nodes); i++ {
+		n := &tr.nodes[i]
+		if !keep(i) || n.kind != kArray {
+			continue
+		}
+		for j := i + 1; j < int(n.next); j = int(tr.nodes[j].next) {
+			if t := textItemText(tr, j); t >= 0 && keep(j) && keep(t) && tr.nodes[t].str.hi != tr.nodes[t].str.lo {
+				strs = append(strs, tr.str(t))
+				nodes = append(nodes, t)
+				continue
+			}
+			flush()
+		}
+		flush()
+	}
 	return found
+}
+
+// textItemText returns the node of the text of node i when i is a text
+// content item ({"type": "text", "text": "…"}), or -1.
+func textItemText(tr *tree, i int) int {
+	if tr.nodes[i].kind != kObject {
+		return -1
+	}
+	typ, text := -1, -1
+	tr.children(i, func(j int) {
+		switch tr.key(j) {
+		case "type":
+			typ = j
+		case "text":
+			text = j
+		}
+	})
+	if typ < 0 || text < 0 || tr.nodes[typ].kind != kString || tr.str(typ) != "text" || tr.nodes[text].kind != kString {
+		return -1
+	}
+	return text
+}
+
+// textItemsMayJoin reports whether the JSON text data may hold two text
+// items, whose texts a client joins: it names "text" four times or more.
+func textItemsMayJoin(data string) bool {
+	n := 0
+	for i := strings.Index(data, `"text"`); i >= 0; i = indexFrom(data, `"text"`, i+1) {
+		if n++; n >= 4 {
+			return true
+		}
+	}
+	return false
+}
+
+// indexFrom is strings.Index of sub in s from byte from on, or -1.
+func indexFrom(s, sub string, from int) int {
+	if k := strings.Index(s[from:], sub); k >= 0 {
+		return from + k
+	}
+	return -1
 }
 
 // cut records that the agent gets string node i without [a, b).
@@ -448,4 +506,55 @@ func mayHaveMentionLines(data string) bool {
 		spans, ok := mentions(joined, 0)
 		return !ok || len(spans) > 0
 	})
+}
+
+// minByteArray is the fewest items of a JSON array read as bytes: as many
+// as the shortest value rule (d) removes.
+const minByteArray = minScrubLength
+
+// byteArrayHolds reports whether node i of tr is an array of byte values
+// (integers 0 to 255, minByteArray or more: Node's Buffer in JSON,
+// {"type":"Buffer","data":[115,107,…]}, or a list of a string's bytes)
+// whose bytes hold a withheld value, in any decoding.
+func (s *scrubber) byteArrayHolds(tr *tree, i int) bool {
+	if tr.nodes[i].kind != kArray {
+		return false
+	}
+	var b []byte
+	ok := true
+	tr.children(i, func(j int) {
+		if !ok {
+			return
+		}
+		if tr.nodes[j].kind != kNumber {
+			ok = false
+			return
+		}
+		v := tr.text(j)
+		if len(v) > 3 || !allDigits(v) {
+			ok = false
+			return
+		}
+		n := 0
+		for k := 0; k < len(v); k++ {
+			n = n*10 + int(v[k]-'0')
+		}
+		if n > 255 {
+			ok = false
+			return
+		}
+		b = append(b, byte(n))
+	})
+	return ok && len(b) >= minByteArray && s.contains(string(b))
+}
+
+// byteArrays reports whether an array of tr that keep keeps is one of
+// byte values that holds a withheld value (byteArrayHolds).
+func (s *scrubber) byteArrays(tr *tree, keep func(i int) bool) bool {
+	for i := range tr.nodes {
+		if keep(i) && s.byteArrayHolds(tr, i) {
+			return true
+		}
+	}
+	return false
 }

@@ -63,7 +63,7 @@ func (s *scrubber) eachMatchRuns(text string, f func(a, b int) bool) (ok, runs b
 	}
 	if s.numbers {
 		numbers(text, func(a, b int) bool {
-			if s.isWithheldNumber(text[a:b]) {
+			if s.isWithheldNumber(text[a:b]) && !inDate(text, a, b) {
 				return g(a, b)
 			}
 			return true
@@ -497,4 +497,20 @@ func trimMinus(s string) string {
 		return s[1:]
 	}
 	return s
+}
+
+// inDate reports whether the number at text[a:b], a short run of digits
+// alone (fewer than minSkeleton), is part of a date, a time or a version:
+// a -, /, . or : joins it to a digit before or after it, as in
+// 2026-03-14, 14/03/2026, 10:20:26 or 1.2026.3. A withheld PIN 2026 is
+// found where it stands as a token of its own (pin 2026, ID2026,
+// "2026."), not as the year of every later date.
+func inDate(text string, a, b int) bool {
+	digits := strings.TrimPrefix(text[a:b], "-")
+	if len(digits) >= minSkeleton || !allDigits(digits) {
+		return false
+	}
+	a = b - len(digits)
+	joins := func(c byte) bool { return c == '-' || c == '/' || c == '.' || c == ':' }
+	return a >= 2 && joins(text[a-1]) && isDigit(text[a-2]) || b+1 < len(text) && joins(text[b]) && isDigit(text[b+1])
 }

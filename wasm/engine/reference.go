@@ -52,9 +52,13 @@ func (w *walker) embedded(i, at int) {
 	var x extraction
 	local := &scrubSet{noMin: true}
 	if ok {
+		// What a reference read here holds is declared what it is.
+		hinted := w.hinted
+		w.hinted = false
 		w.set.shadow = local
 		ok = w.extract(&x, str, 0)
 		w.set.shadow = nil
+		w.hinted = hinted
 	}
 	if ok && len(x.invalid) == 0 && len(x.refs) == len(spans) {
 		for _, r := range x.refs {

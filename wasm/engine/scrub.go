@@ -101,18 +101,21 @@ func (s *scrubber) contains(str string) bool {
 }
 
 // jsonSplit reports whether str is JSON text with a withheld value split
-// across consecutive strings of one of its objects or arrays.
+// across consecutive strings of one of its objects or arrays, or in the
+// bytes of an array of byte values (byteArrayHolds).
 func (s *scrubber) jsonSplit(str string) bool {
-	if len(s.skels) == 0 || !looksLikeJSON(str) {
+	if !looksLikeJSON(str) || len(s.skels) == 0 && strings.IndexByte(str, '[') < 0 {
 		return false
 	}
 	tr, err := parseTree(str)
-	return err == nil && siblingJoins(tr, func(int) bool { return true }, s, func(int, int, int) {})
+	all := func(int) bool { return true }
+	return err == nil && (siblingJoins(tr, all, s, func(int, int, int) {}) || s.byteArrays(tr, all))
 }
 
 // containsRaw reports whether a JSON text holds, in its strings, member
 // names or numbers, a withheld value that a search of its bytes as they
-// are finds, or of what its runs of base64 and hex decode to. A text
+// are finds, of what its runs of base64 and hex decode to, or of the
+// bytes its characters were read from in the wrong encoding. A text
 // without escapes needs no more.
 func (s *scrubber) containsRaw(text string) bool {
 	if !s.any {
@@ -122,7 +125,9 @@ func (s *scrubber) containsRaw(text string) bool {
 	stop := func(int, int) bool { found = true; return false }
 	ok, runs := s.eachMatchRuns(text, stop)
 	ok = ok && (found || !runs || s.eachEncodedMatch(text, 0, stop))
-	return found || !ok
+	// The bytes its characters were read from in the wrong encoding
+	// (readings.go); a text of ASCII alone has none.
+	return found || !ok || s.readingsHold(text)
 }
 
 // eachSpan calls f with the span of str that every match in every
@@ -156,6 +161,11 @@ func (s *scrubber) eachSpanAt(str string, depth int, f func(a, b int) bool) bool
 	}
 	encoded := depth < maxBinaryDepth
 	if encoded && runs && !s.eachEncodedMatchOutside(str, depth, mergeSpans(found), g) {
+		return false
+	}
+	// The bytes its characters were read from, in the wrong encoding
+	// (readings.go).
+	if !stop && !s.eachReadingMatch(str, g) {
 		return false
 	}
 	if stop || !hasEscapes(str, s.plus) {
@@ -257,7 +267,8 @@ func (s *scrubber) scrubDepth(str string, depth int) (string, bool) {
 	}
 	if depth <= maxEmbeddedDepth && looksLikeJSON(str) {
 		if tr, err := parseTree(str); err == nil && tr.nodes[0].kind >= kArray {
-			if !s.contains(str) && !siblingJoins(tr, func(int) bool { return true }, s, func(int, int, int) {}) {
+			all := func(int) bool { return true }
+			if !s.contains(str) && !siblingJoins(tr, all, s, func(int, int, int) {}) && !s.byteArrays(tr, all) {
 				return str, false
 			}
 			// A withheld value that spans the text's syntax ("[[]]", or
@@ -363,13 +374,13 @@ func removeSpans(str string, spans [][2]int) string {
 }
 
 // scrubTree writes the JSON text tr without what it withholds: members
-// whose names hold a withheld value, withheld numbers, and withheld values
-// in its strings.
+// whose names hold a withheld value, withheld numbers, arrays of byte
+// values that hold one, and withheld values in its strings.
 func (s *scrubber) scrubTree(tr *tree, depth int) string {
 	drop := make([]bool, len(tr.nodes))
 	for i := 1; i < len(tr.nodes); {
 		n := &tr.nodes[i]
-		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.numberHolds(tr.text(i)) {
+		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.numberHolds(tr.text(i)) || s.byteArrayHolds(tr, i) {
 			drop[i] = true
 			i = int(n.next)
 			continue

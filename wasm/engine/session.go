@@ -108,7 +108,29 @@ func (e *Engine) mayRepeat(data string, isJSON bool) bool {
 	// a number, and one split across the items of an array (their
 	// skeletons meet across the quotes and commas); the members of an
 	// object have their names between them, so they are read apart.
-	return s.containsRaw(data) || memberRuns(data, s) || hasEncodingLines(data)
+	return s.containsRaw(data) || memberRuns(data, s) || hasEncodingLines(data) || byteListsHold(data, s) || textItemsMayJoin(data) && len(s.skels) > 0
+}
+
+// byteListsHold reports whether the JSON text data has an array of byte
+// values whose bytes hold a value of s (byteArrayHolds). Only a text with
+// an array that starts with a digit is parsed.
+func byteListsHold(data string, s *scrubber) bool {
+	for i := strings.IndexByte(data, '['); i >= 0; {
+		j := i + 1
+		for j < len(data) && (data[j] == ' ' || data[j] == '\n' || data[j] == '\r' || data[j] == '\t') {
+			j++
+		}
+		if j < len(data) && isDigit(data[j]) {
+			tr, err := parseTree(data)
+			return err != nil || s.byteArrays(tr, func(int) bool { return true })
+		}
+		k := strings.IndexByte(data[j:], '[')
+		if k < 0 {
+			return false
+		}
+		i = j + k
+	}
+	return false
 }
 
 // memberRuns reports whether consecutive string members of an object in

@@ -3,6 +3,8 @@ package engine
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // This file finds, in a long withheld text, the words that a later output
@@ -109,3 +111,217 @@ func keyLike(w string) bool {
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// secretLike reports whether a value withheld only because its whole
+// output was (a sensitiveHint without a schema says nothing of which of it
+// is sensitive) may be a secret or an identifier, and so joins the
+// session's set. It fails closed: every value does but what is plainly
+// ordinary (ordinaryValue), so that withholding a profile whole does not
+// strip "active", "English" or "Portugal" from every later output, nor let
+// whoever writes into such an output choose words to censor, while a key,
+// a PIN, a card number, an address, a name or a passphrase still joins.
+func secretLike(v string) bool { return !ordinaryValue(strings.TrimSpace(v)) }
+
+// secretLikeNumber is secretLike for a JSON number: an integer of four
+// digits or more (a PIN, an account number written as a number), not an
+// amount or a measure with a fraction or an exponent.
+func secretLikeNumber(text string) bool {
+	plain := strings.TrimPrefix(text, "-")
+	return len(plain) >= minScrubLength && allDigits(plain)
+}
+
+// ordinaryValue reports whether v is plainly ordinary, one of the shapes
+// docs/agent-view.md lists and nothing more: a word (ordinaryWord), a
+// date with or without a time (dateValue), a time (clockValue), a
+// version (versionValue) or an amount (amountValue). Digits are ASCII
+// digits; anything else fails closed, and joins the session's set.
+func ordinaryValue(v string) bool {
+	return v != "" && (ordinaryWord(v) || dateValue(v) || clockValue(v) || versionValue(v) || amountValue(v))
+}
+
+// ordinaryWord reports whether v is a word of letters (and the marks
+// that go on them), with one apostrophe, hyphen or point between letters
+// and a point at its end: active, English, São, O'Brien, well-known,
+// Inc.
+func ordinaryWord(v string) bool {
+	const start, letter, sep = 0, 1, 2
+	prev := start
+	for _, r := range v {
+		switch {
+		case unicode.IsLetter(r):
+			prev = letter
+		case unicode.Is(unicode.Mn, r) && prev == letter:
+		case strings.ContainsRune("'’-.", r) && prev == letter:
+			prev = sep
+		default:
+			return false
+		}
+	}
+	return prev == letter || prev == sep && strings.HasSuffix(v, ".")
+}
+
+// digitRun returns how many ASCII digits v starts with.
+func digitRun(v string) int {
+	n := 0
+	for n < len(v) && isDigit(v[n]) {
+		n++
+	}
+	return n
+}
+
+// dateValue reports whether v is a date: a year of four digits, then a
+// month and a day of one or two, or a day and a month then the year,
+// joined by -, / or . (2026-03-14, 14/03/2026, 14.03.2026); then, after a
+// T or a space, a time (clockValue) and a zone: Z, or + or - and hours
+// and minutes (2026-03-14T10:20:26Z, 2026-03-14 10:20:26+01:00).
+func dateValue(v string) bool {
+	var groups [3]int
+	rest := v
+	for k := range groups {
+		n := digitRun(rest)
+		if n == 0 {
+			return false
+		}
+		groups[k], rest = n, rest[n:]
+		if k < 2 {
+			if rest == "" || !strings.ContainsRune("-/.", rune(rest[0])) {
+				return false
+			}
+			rest = rest[1:]
+		}
+	}
+	short := func(n int) bool { return n == 1 || n == 2 }
+	if !(groups[0] == 4 && short(groups[1]) && short(groups[2]) || short(groups[0]) && short(groups[1]) && groups[2] == 4) {
+		return false
+	}
+	if rest == "" {
+		return true
+	}
+	if rest[0] != 'T' && rest[0] != ' ' {
+		return false
+	}
+	rest = rest[1:]
+	if z := strings.IndexAny(rest, "Z+-"); z >= 0 {
+		zone := rest[z:]
+		rest = rest[:z]
+		if zone != "Z" && !zoneOffset(zone[1:]) {
+			return false
+		}
+	}
+	return clockValue(rest)
+}
+
+// zoneOffset reports whether v is a zone's hours and minutes: 0100 or
+// 01:00.
+func zoneOffset(v string) bool {
+	return len(v) == 4 && digitRun(v) == 4 || len(v) == 5 && digitRun(v) == 2 && v[2] == ':' && digitRun(v[3:]) == 2
+}
+
+// clockValue reports whether v is a time: hours of one or two digits, and
+// minutes, and seconds with a fraction of up to nine digits, each of two
+// (10:30, 9:15:00, 10:20:26.125).
+func clockValue(v string) bool {
+	h := digitRun(v)
+	if h < 1 || h > 2 || len(v) < h+3 || v[h] != ':' || digitRun(v[h+1:]) != 2 {
+		return false
+	}
+	rest := v[h+3:]
+	if rest == "" {
+		return true
+	}
+	if rest[0] != ':' || digitRun(rest[1:]) != 2 {
+		return false
+	}
+	rest = rest[3:]
+	if rest == "" {
+		return true
+	}
+	f := digitRun(rest[1:])
+	return rest[0] == '.' && f >= 1 && f <= 9 && len(rest) == f+1
+}
+
+// versionValue reports whether v is a version: two to four groups of one
+// to three digits joined by points, after a v or not (1.4.2, v2.10,
+// 10.20.26.1).
+func versionValue(v string) bool {
+	v = strings.TrimPrefix(v, "v")
+	groups := strings.Split(v, ".")
+	if len(groups) < 2 || len(groups) > 4 {
+		return false
+	}
+	for _, g := range groups {
+		if n := digitRun(g); n < 1 || n > 3 || n != len(g) {
+			return false
+		}
+	}
+	return true
+}
+
+// amountValue reports whether v is an amount of fewer than twelve digits:
+// a sign, a currency sign (and a space) before or after, and digits
+// grouped by thousands with commas and a fraction of up to four digits
+// after a point (1,520.75, 19.99, €19.99, -5.00), or grouped with points
+// and a fraction of one or two after a comma (1.520,75 €, 19,99). It has a
+// currency sign, a group or a fraction: digits alone (a PIN) are not an
+// amount.
+func amountValue(v string) bool {
+	if len(v) > 0 && (v[0] == '+' || v[0] == '-') {
+		v = v[1:]
+	}
+	marked := false
+	currency := func(s string, atStart bool) string {
+		var r rune
+		var n int
+		if atStart {
+			r, n = utf8.DecodeRuneInString(s)
+		} else {
+			r, n = utf8.DecodeLastRuneInString(s)
+		}
+		if n == 0 || !unicode.Is(unicode.Sc, r) {
+			return s
+		}
+		marked = true
+		if atStart {
+			return strings.TrimPrefix(s[n:], " ")
+		}
+		return strings.TrimSuffix(s[:len(s)-n], " ")
+	}
+	v = currency(v, true)
+	if !marked {
+		v = currency(v, false)
+	}
+	digits := 0
+	for i := 0; i < len(v); i++ {
+		if isDigit(v[i]) {
+			digits++
+		}
+	}
+	if digits >= 12 {
+		return false
+	}
+	return groupedNumber(v, ',', '.', 4, &marked) || groupedNumber(v, '.', ',', 2, &marked)
+}
+
+// groupedNumber reports whether v is digits, grouped by thousands with
+// group between them or not, then a fraction of one to maxFraction digits
+// after point or none, and that v has a group, a fraction or *marked
+// already set.
+func groupedNumber(v string, group, point byte, maxFraction int, marked *bool) bool {
+	whole, fraction, hasFraction := v, "", false
+	if i := strings.IndexByte(v, point); i >= 0 {
+		whole, fraction, hasFraction = v[:i], v[i+1:], true
+		if n := digitRun(fraction); n < 1 || n > maxFraction || n != len(fraction) {
+			return false
+		}
+	}
+	parts := strings.Split(whole, string(group))
+	if n := digitRun(parts[0]); n < 1 || n != len(parts[0]) || len(parts) > 1 && n > 3 {
+		return false
+	}
+	for _, p := range parts[1:] {
+		if len(p) != 3 || digitRun(p) != 3 {
+			return false
+		}
+	}
+	return *marked || hasFraction || len(parts) > 1
+}

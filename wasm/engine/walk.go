@@ -59,6 +59,11 @@ type walker struct {
 	// deep: what is being withheld is sensitive in itself, so JSON text
 	// in it gives up its values too (withholdSensitive).
 	deep bool
+	// hinted: what is withheld is withheld only because the whole output
+	// was (sensitiveHint without a schema), so only what looks like a
+	// secret or an identifier (secretLike) joins the session's set; the
+	// rest is removed from this view alone.
+	hinted bool
 	// cuts lists, by string node, the spans of values split across it
 	// and its neighbours (joins.go).
 	cuts map[int][][2]int
@@ -162,6 +167,7 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome, own *scrubSet, noMentions bo
 	case t.hint:
 		w.mode = wholeMode
 	}
+	w.hinted = t.hint && !e.session.full && (w.mode == wholeMode || w.mode == textMode)
 
 	var start *sstate
 	if t.output != nil {
@@ -245,8 +251,9 @@ func (w *walker) echoes(s *scrubber) bool {
 const maxNamePasses = 16
 
 // withholdNames withholds every member whose name holds a withheld value,
-// and every number that has a withheld value: rule (d) reaches member
-// names and numbers too, and neither can be emptied as a string can. What
+// every number that has a withheld value and every array of byte values
+// whose bytes hold one (byteArrayHolds): rule (d) reaches member names,
+// numbers and bytes too, and none can be emptied as a string can. What
 // it withholds can hold more values to scrub, so it repeats until nothing
 // changes, at most maxNamePasses times; it reports false past that.
 func (w *walker) withholdNames() bool {
@@ -281,7 +288,7 @@ func (w *walker) withholdNames() bool {
 			}
 			n := &tr.nodes[i]
 			if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && !w.t.publicName(tr.key(i)) && holds(tr.key(i)) ||
-				n.kind == kNumber && s.numberHolds(tr.text(i)) {
+				n.kind == kNumber && s.numberHolds(tr.text(i)) || s.byteArrayHolds(tr, i) {
 				w.withhold(i)
 				found = true
 				i = int(n.next)
