@@ -12,7 +12,11 @@ import (
 // for it there. Every other value it does look for, so an engine that
 // called more ordinary than the docs do would be caught leaking.
 var (
-	docWord    = regexp.MustCompile(`^\pL\p{Mn}*(?:['’.-]?\pL\p{Mn}*)*\.?$`)
+	docCapital = `[\p{Lu}\p{Lt}]\p{Mn}*`
+	docSmall   = `[\p{Ll}\p{Lo}\p{Lm}]\p{Mn}*`
+	docPart    = `(?:(?:` + docCapital + `){1,6}|(?:` + docCapital + `)?(?:` + docSmall + `)+)`
+	docWord    = regexp.MustCompile(`^` + docPart + `(?:['’.-]` + docPart + `)*\.?$`)
+	docLetter  = regexp.MustCompile(`\pL`)
 	docClock   = `\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?`
 	docDate    = regexp.MustCompile(`^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4})(?:[T ]` + docClock + `(?:Z|[+-]\d{2}:?\d{2})?)?$`)
 	docTime    = regexp.MustCompile(`^` + docClock + `$`)
@@ -31,7 +35,7 @@ func docOrdinary(v string) bool {
 	if v == "" {
 		return false
 	}
-	if docWord.MatchString(v) || docDate.MatchString(v) || docTime.MatchString(v) || docVersion.MatchString(v) {
+	if docWord.MatchString(v) && len(docLetter.FindAllString(v, -1)) <= 24 || docDate.MatchString(v) || docTime.MatchString(v) || docVersion.MatchString(v) {
 		return true
 	}
 	return docAmount.MatchString(v) && docMarked.MatchString(v) && len(docDigits.FindAllString(v, -1)) < 12

@@ -215,6 +215,8 @@ func TestOrdinaryValue(t *testing.T) {
 		{"19,99", true}, {"2026-03-14 10:20:26+01:00", true}, {"9:15:00.125", true}, {"$ 5", true},
 		{"123.45.6789", false}, {"555.123.4567", false}, {"12 34:56", false}, {"a..b", false},
 		{"-word", false}, {"4,4711", false}, {"123456789.12", true}, {"1234567890.12", false}, {"123456789012.5", false},
+		{"NASA", true}, {"iPhone", false}, {"McDonald", false}, {"kQzXvBnMaSdFgHjK", false}, {"ABCDEFG", false},
+		{"NASAs", false}, {"Donaudampfschifffahrt", true}, {"abcdefghijklmnopqrstuvwxy", false}, {"Jean-Luc", true},
 		{"2026-03-14T", false}, {"10:3", false}, {"€€5", false}, {"1.2.3.4.5", false}, {"٤٤٧١.5", false},
 	}
 	for _, tt := range tests {

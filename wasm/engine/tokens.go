@@ -142,23 +142,47 @@ func ordinaryValue(v string) bool {
 // ordinaryWord reports whether v is a word of letters (and the marks
 // that go on them), with one apostrophe, hyphen or point between letters
 // and a point at its end: active, English, São, O'Brien, well-known,
-// Inc.
+// Inc. Each part between those is written as words are: in small
+// letters, or a capital then small letters, or in capitals up to
+// maxAcronym of them (NASA); a part that mixes them otherwise (kQzXvB, a
+// key of letters) is no word. At most maxWordLetters letters in all.
 func ordinaryWord(v string) bool {
 	const start, letter, sep = 0, 1, 2
-	prev := start
+	prev, letters, part, capitals := start, 0, 0, 0
 	for _, r := range v {
 		switch {
 		case unicode.IsLetter(r):
+			if unicode.IsUpper(r) || unicode.IsTitle(r) {
+				capitals++
+				if part > 0 && capitals <= part { // a capital after a small letter
+					return false
+				}
+			} else if capitals > 1 { // a small letter after two capitals
+				return false
+			}
+			part++
+			letters++
 			prev = letter
 		case unicode.Is(unicode.Mn, r) && prev == letter:
 		case strings.ContainsRune("'’-.", r) && prev == letter:
-			prev = sep
+			if capitals > 1 && capitals > maxAcronym {
+				return false
+			}
+			prev, part, capitals = sep, 0, 0
 		default:
 			return false
 		}
 	}
+	if capitals > 1 && capitals > maxAcronym || letters > maxWordLetters {
+		return false
+	}
 	return prev == letter || prev == sep && strings.HasSuffix(v, ".")
 }
+
+// maxAcronym is the most capitals a part of an ordinary word holds when
+// it is written in capitals alone; maxWordLetters the most letters an
+// ordinary word holds.
+const maxAcronym, maxWordLetters = 6, 24
 
 // digitRun returns how many ASCII digits v starts with.
 func digitRun(v string) int {
