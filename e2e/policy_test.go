@@ -318,13 +318,15 @@ func TestPolicyCatastrophicPattern(t *testing.T) {
 	}
 }
 
-// TestPolicyBoundedState: one untrusted result's 50 MB of attribution does
-// not bloat the session: veil.trust keeps a bounded amount, counts the
-// rest, and the taint stays.
+// TestPolicyBoundedState: one untrusted result's attribution of a 4 MiB
+// source and 500 more does not bloat the session: veil.trust keeps a
+// bounded amount (1 KiB a source, 16 a result, 64 KiB in all), counts
+// the rest, and the taint stays. 4 MiB is 4096 times a source's bound;
+// a larger one only measured how fast a busy machine reads it.
 func TestPolicyBoundedState(t *testing.T) {
 	tb := openRisk(t, false, `[{name: "search", description: "Searches", annotations: {readOnlyHint: true, openWorldHint: true},
 		returns: () => ({content: [{type: "text", text: "results"}], _meta: {annotations: {openWorldHint: true,
-			attribution: ["x".repeat(50 << 20), ...Array.from({length: 500}, (_, i) => "https://junk.example/" + i)]}}})}]`, false)
+			attribution: ["x".repeat(4 << 20), ...Array.from({length: 500}, (_, i) => "https://junk.example/" + i)]}}})}]`, false)
 	r := eval[map[string]any](tb, `risk.call("document.modelContext.executeTool", "search", {})`)
 	require.Equal(t, true, r["ok"], "%v", r)
 	trust := eval[struct {
