@@ -463,7 +463,7 @@ http {
 // runNginx starts nginx and waits until it accepts connections.
 func runNginx(t *testing.T, bin, prefix, conf string, port int) (string, error) {
 	t.Helper()
-	var log nginxLog
+	var log output
 	// One process, in the foreground: it stops with the test, and, run as
 	// root, reads the test's files itself instead of as a worker of
 	// another user.
@@ -510,19 +510,20 @@ func runNginx(t *testing.T, bin, prefix, conf string, port int) (string, error) 
 	return "http://" + addr, nil
 }
 
-// nginxLog is a buffer nginx writes to while the test reads it.
-type nginxLog struct {
+// output is a buffer a program (nginx, the Node server) writes to while
+// the test reads it.
+type output struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (w *nginxLog) Write(p []byte) (int, error) {
+func (w *output) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.Write(p)
 }
 
-func (w *nginxLog) String() string {
+func (w *output) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.String()

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,24 +32,6 @@ import (
 
 // servedCopy is a folder of the runtime a server is given.
 type servedCopy struct{ name, dir string }
-
-// output is what a program writes, read while it runs.
-type output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
-}
 
 // startNodeRecipe runs docs/serving.md's Node program on dir and returns
 // its URL and what it writes; it stops when the test ends.
