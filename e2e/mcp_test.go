@@ -495,6 +495,7 @@ func TestMCPOriginsRequired(t *testing.T) {
 		{"self in double quotes", `"self"`, `"\"self\"" is not an origin`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			tb := openMCP(t, "worker", c.origins)
 			tb.allowConsole(`the MCP server is off`)
 			tb.poll(`performance.getEntriesByType("resource").some((e) => new URL(e.name).pathname === "/dist/veil-mcp.js")`)

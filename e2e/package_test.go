@@ -277,6 +277,7 @@ func TestPackage(t *testing.T) {
 	})
 
 	t.Run("types", func(t *testing.T) {
+		t.Parallel() // its own directory; the builds overlap the pages' waits
 		// The recipe's tsconfig.json without the package's types: the
 		// error a newcomer met, which the types line takes away.
 		var cfg struct {
@@ -311,6 +312,7 @@ func TestPackage(t *testing.T) {
 	})
 
 	t.Run("react", func(t *testing.T) {
+		t.Parallel() // its own directory; the builds overlap the pages' waits
 		// The React recipe, with the package from the tarball and the
 		// @types/react the module pins.
 		dir := t.TempDir()
@@ -332,6 +334,7 @@ func TestPackage(t *testing.T) {
 	})
 
 	t.Run("react-vite", func(t *testing.T) {
+		t.Parallel() // its own directory; the builds overlap the pages' waits
 		// The React recipe's component in the Vite project, mounted as
 		// Vite's react-ts template mounts its App, under StrictMode, and
 		// built as development (React runs StrictMode's second effect
@@ -367,6 +370,7 @@ func TestPackage(t *testing.T) {
 	})
 
 	t.Run("vite", func(t *testing.T) {
+		t.Parallel() // its own directory; the builds overlap the pages' waits
 		npmRun(t, app, withBin, "run", "build")
 		dist := filepath.Join(app, "dist")
 		for _, f := range build.Files {
@@ -378,6 +382,7 @@ func TestPackage(t *testing.T) {
 	})
 
 	t.Run("vite-import", func(t *testing.T) {
+		t.Parallel() // its own directory; the builds overlap the pages' waits
 		for p, code := range recipes["vite-import"] {
 			require.NoError(t, os.WriteFile(filepath.Join(imported, filepath.FromSlash(p)), []byte(code), 0o644))
 		}

@@ -417,6 +417,7 @@ func TestSnippetsBrowser(t *testing.T) {
 			continue
 		}
 		t.Run(s.name(), func(t *testing.T) {
+			t.Parallel() // a site and a tab of its own
 			check := snippetChecks[s.attrs["check"]]
 			require.NotNil(t, check, "%s: no check (TestSnippetInfoStrings says why)", s)
 			p := openSnippet(t, s)

@@ -147,8 +147,23 @@ type trayBrowser struct {
 // trayBrowsers are Chromium as shipped and Chromium with native WebMCP.
 var trayBrowsers = []trayBrowser{{"plain", func() *browser { return plain }}, {"native", func() *browser { return native }}}
 
-// eachBrowserMode runs f in a subtest for each browser and engine mode.
+// eachBrowserMode runs f in a subtest for each browser and engine mode,
+// side by side: each subtest has a site and a browser context of its own.
 func eachBrowserMode(t *testing.T, f func(t *testing.T, b *browser, mode string)) {
+	for _, br := range trayBrowsers {
+		for _, mode := range engineModes {
+			t.Run(br.name+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				f(t, br.b(), mode)
+			})
+		}
+	}
+}
+
+// eachBrowserModeInTurn is eachBrowserMode one subtest after the other,
+// for a test that reads what a browser keeps for all its contexts (the
+// clipboard of headless Chromium is one per browser).
+func eachBrowserModeInTurn(t *testing.T, f func(t *testing.T, b *browser, mode string)) {
 	for _, br := range trayBrowsers {
 		for _, mode := range engineModes {
 			t.Run(br.name+"/"+mode, func(t *testing.T) { f(t, br.b(), mode) })
@@ -362,7 +377,7 @@ func TestTrayCopy(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, clip := range []string{clipGranted, clipDenied, clipPrompt} {
 		t.Run(clip, func(t *testing.T) {
-			each := eachBrowserMode
+			each := eachBrowserModeInTurn
 			if clip != clipGranted {
 				// What the browser says of the clipboard is the page's
 				// business, whichever engine mode: one is enough.

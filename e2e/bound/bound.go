@@ -6,11 +6,13 @@
 // fraction of it: a browser's start, a page's load, one case's call. It is
 // never how long the work must take: a budget belongs in a benchmark. A
 // test writes each bound as it would on a quiet machine of two cores and
-// wraps it in [Of]; the environment variable VEIL_TEST_TIMEOUT_SCALE
-// multiplies every one of them. The factor is not measured from the
-// machine: a measure taken at the start says nothing of the load that comes
-// later, and the bounds are already several times what a quiet machine
-// needs, so the default is 1.
+// wraps it in [Of], which multiplies it by two factors: the environment
+// variable VEIL_TEST_TIMEOUT_SCALE (1 when unset), for a machine that is
+// slow, and the machine's load when the bound is taken ([Load]), for one
+// that is busy. The load is read at each bound, not once at the start: a
+// measure taken at the start says nothing of the load that comes later.
+// A bound only limits a wait that ends as soon as the work is done, so a
+// larger one costs a passing test nothing.
 //
 // What a test waits for on purpose (a key's time to live, a debounce, the
 // settling of a page's timers) is behaviour under test, not a bound, and
@@ -52,15 +54,15 @@ func parse(v string) (float64, error) {
 	return f, nil
 }
 
-// Of returns the bound d multiplied by the factor. It panics when the
-// variable does not hold a positive number; [Factor] reports that as an
-// error.
+// Of returns the bound d multiplied by the variable's factor and by the
+// machine's [Load] now. It panics when the variable does not hold a
+// positive number; [Factor] reports that as an error.
 func Of(d time.Duration) time.Duration {
 	f, err := factor()
 	if err != nil {
 		panic(err)
 	}
-	return scale(d, f)
+	return scale(d, f*Load())
 }
 
 // scale multiplies d by f, rounded to the millisecond.
