@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // The tray while a redemption is on its way, and a tray the page renders
@@ -72,13 +74,16 @@ func slowRedeemSite(t *testing.T, holdTTL string, delay time.Duration) *traySite
 // comes.
 func TestTrayAttackDropsSecretInFlight(t *testing.T) {
 	t.Parallel() // it waits on the clock: beside the other tests that do
-	const keyTTL = 6
-	delay := 6 * time.Second
+	// Long enough to list the key and press Reveal, on a busy machine too
+	// (it grows with the load, as bounds do); the server answers only after
+	// it ran out.
+	keyTTL := int(math.Ceil(bound.Of(6 * time.Second).Seconds()))
+	delay := time.Duration(keyTTL) * time.Second
 	s := slowRedeemSite(t, "1", delay)
 	d := openTray(t, s, plain, "worker", "", true)
 	start := time.Now()
 	keyPath := d.makeKey("race-key", keyTTL)
-	require.Less(t, time.Since(start), (keyTTL-2)*time.Second, "the key was listed in time to reveal it")
+	require.Less(t, time.Since(start), time.Duration(keyTTL-2)*time.Second, "the key was listed in time to reveal it")
 	d.press("race-key", "Reveal")
 	// Past the engine's hold, and past the server's late answer.
 	time.Sleep(time.Duration(keyTTL)*time.Second + delay - time.Since(start) + 2*time.Second)

@@ -160,14 +160,18 @@ func eachBrowserMode(t *testing.T, f func(t *testing.T, b *browser, mode string)
 	}
 }
 
-// eachBrowserModeInTurn is eachBrowserMode one subtest after the other,
-// for a test that reads what a browser keeps for all its contexts (the
-// clipboard of headless Chromium is one per browser).
+// eachBrowserModeInTurn is eachBrowserMode with each browser's modes one
+// after the other, for a test that reads what a browser keeps for all its
+// contexts (headless Chromium keeps one clipboard a browser); the browsers
+// run side by side.
 func eachBrowserModeInTurn(t *testing.T, f func(t *testing.T, b *browser, mode string)) {
 	for _, br := range trayBrowsers {
-		for _, mode := range engineModes {
-			t.Run(br.name+"/"+mode, func(t *testing.T) { f(t, br.b(), mode) })
-		}
+		t.Run(br.name, func(t *testing.T) {
+			t.Parallel()
+			for _, mode := range engineModes {
+				t.Run(mode, func(t *testing.T) { f(t, br.b(), mode) })
+			}
+		})
 	}
 }
 
