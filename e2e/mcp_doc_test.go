@@ -52,6 +52,7 @@ const mcpDocPage = `<!doctype html>
 // package.json pins, connects to a page serving MCP, lists its tool and
 // calls it; it gets the agent view, without the secret.
 func TestMCPClientDoc(t *testing.T) {
+	t.Parallel() // a tab of its own; nothing waits on the clock
 	needNPM(t)
 	files := recipeFiles(t, mcpDoc)["mcp-client"]
 	require.Contains(t, files, "client.js", "%s: the client, a block with file=mcp-client/client.js", mcpDoc)

@@ -92,6 +92,7 @@ func TestAbortWhileConfirming(t *testing.T) {
 // arrive as null and restore a default; configure refuses them in every
 // form.
 func TestConfigureRefusesNonFinite(t *testing.T) {
+	t.Parallel() // a tab of its own; nothing waits on the clock
 	tb := openRisk(t, false, `[]`, false)
 	got := eval[[]string](tb, `(async () => {
 		const out = [];

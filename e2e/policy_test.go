@@ -348,6 +348,7 @@ func TestPolicyBoundedState(t *testing.T) {
 // registerTool, naming the key and the one it resembles, on every path
 // the page registers through; an unknown key that is no near miss passes.
 func TestPolicyTypos(t *testing.T) {
+	t.Parallel() // a tab of its own; nothing waits on the clock
 	tb := openRisk(t, false, `[]`, false)
 	tests := []struct {
 		tool, key, meant string

@@ -19,6 +19,7 @@ const misroutedID = "Zq3xV9kLmN0pQrStUvWx7A"
 // names the path fetched, less the id, and what to check, and the tray
 // keeps offering Reveal.
 func TestRevealMisrouted(t *testing.T) {
+	t.Parallel() // a tab of its own; nothing waits on the clock
 	page := snippet{doc: "e2e/reveal_misrouted_test.go", lang: "html", code: `<!doctype html>
 <meta charset="utf-8">
 <title>A reveal no handler answers</title>

@@ -356,6 +356,7 @@ func TestRiskLoad(t *testing.T) {
 // TestRiskRegistration checks registerTool's validation of the risk
 // vocabulary and what getTools and listTools expose.
 func TestRiskRegistration(t *testing.T) {
+	t.Parallel() // a tab of its own; nothing waits on the clock
 	tb := openRisk(t, false, `[]`, false)
 	tests := []struct {
 		name, tool, wantName, wantMsg string

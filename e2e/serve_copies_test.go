@@ -100,6 +100,7 @@ func getRaw(t *testing.T, url, accept string) (*http.Response, []byte) {
 // the Node program send a file whose variant compresses other bytes
 // uncompressed.
 func TestServeCopies(t *testing.T) {
+	t.Parallel() // servers of its own; nothing waits on the clock
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}

@@ -115,6 +115,7 @@ func TestTrayAttackForgetInFlight(t *testing.T) {
 // tray again (a route change that remounts the layout's <veil-secrets>):
 // the new tray has the key, and asks the server for nothing.
 func TestTrayAttackRemounted(t *testing.T) {
+	t.Parallel() // a tab of its own; nothing waits on the clock
 	s := newTraySite(t, false)
 	d := openTray(t, s, plain, "worker", "", true)
 	d.allowConsole(failedStatus("410"))

@@ -594,6 +594,7 @@ func TestDemoRunWaitsForEngine(t *testing.T) {
 // no Reveal or Copy, and that the tray's own reveal of another key does
 // not count as the page's.
 func TestTrayRevealedByPage(t *testing.T) {
+	t.Parallel() // a tab of its own; nothing waits on the clock
 	oneBrowserMode(t, func(t *testing.T, b *browser, mode string) {
 		s := newTraySite(t, false)
 		d := openTray(t, s, b, mode, "", true)
