@@ -200,12 +200,16 @@ func (f *finder) findJSON(s, where string, jsonDepth int) (w string, found, isJS
 // strings that follow one another ({"a":"sk_live_","b":"9f8e"}, or a card
 // number's groups in an array) is read whole by a reader who reads them
 // one after the other. true, false and null end a run of strings: a NUL
-// stands for them.
+// stands for them. So does the meeting of a number and a string: a reader
+// joins a string to the next string, and a number's groups to the next
+// number's, but not the digits of {"iat":1700000000} to the letters of
+// {"sub":"ada"}.
 func joinedStrings(s string) (string, int) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var b strings.Builder
 	n := 0
+	last := byte(0) // 's' after a string, 'n' after a number
 	var objects []bool // for each open array or object, whether it is an object
 	name := false      // whether a member name comes next
 	for {
@@ -230,12 +234,21 @@ func joinedStrings(s string) (string, int) {
 			}
 			objects = objects[:len(objects)-1]
 		case string:
+			if last == 'n' {
+				b.WriteByte(0)
+			}
 			b.WriteString(t)
 			n++
+			last = 's'
 		case json.Number:
+			if last == 's' {
+				b.WriteByte(0)
+			}
 			b.WriteString(string(t))
+			last = 'n'
 		default:
 			b.WriteByte(0)
+			last = 0
 		}
 		// A value has ended: in an object, a member name comes next.
 		name = len(objects) > 0 && objects[len(objects)-1]

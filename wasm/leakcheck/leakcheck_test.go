@@ -41,6 +41,9 @@ func TestFind(t *testing.T) {
 		{"a number too vast to compare is not zero", "n=0", "1e99999999999999999999", false},
 		{"nowhere", `{"a":"b"}`, "Müller", false},
 		{"not across JSON syntax", `{"a":"0E+00"}`, `0"}`, false},
+		{"strings that follow one another", `{"a":"sk_live_","b":"9f8e"}`, "sk_live_9f8e", true},
+		{"not a number's digits joined to a string's letters", `{"iat":1700000000,"sub":"ada"}`, "00000A", false},
+		{"not a string's letters joined to a number's digits", `{"sub":"ada","iat":1700000000}`, "ada1700", false},
 	}
 	for _, tt := range tests {
 		_, found := leakcheck.Find(tt.text, tt.value)
