@@ -1,0 +1,119 @@
+//go:build attack
+
+package engine_test
+
+// What did not hold when the engine was attacked with inputs written apart
+// from its tests. Each case asserts the secure behaviour and fails on the
+// engine as it is; run them with
+//
+//	go test -tags attack -run TestIndependentOpen ./wasm/engine
+//
+// The helpers are in attack_independent_test.go.
+
+import (
+	"testing"
+
+	"github.com/veilmcp/veil/wasm/engine"
+)
+
+// TestIndependentOpenLeaks: a value one output withheld comes back in a
+// later output of the session, in a shape benign software writes, or passes
+// the ordinary test that keeps it out of the session's set.
+func TestIndependentOpenLeaks(t *testing.T) {
+	runIndLeakCases(t, []indLeakCase{
+		// node: JSON.stringify({token: new TextEncoder().encode(key)}) (a Uint8Array stringifies as an object of indices) — docs: not listed: the docs list only the array and Buffer shapes
+		{name: "NodeUint8ArrayInJSON", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
+			later: "{\"token\":{\"0\":115,\"1\":107,\"2\":95,\"3\":108,\"4\":105,\"5\":118,\"6\":101,\"7\":95,\"8\":53,\"9\":49,\"10\":72,\"11\":113,\"12\":76,\"13\":121,\"14\":106,\"15\":87,\"16\":68,\"17\":97,\"18\":114,\"19\":106,\"20\":116,\"21\":84,\"22\":49,\"23\":122,\"24\":100,\"25\":112,\"26\":55,\"27\":100,\"28\":99}}",
+			forms: []string{"\"0\":115,\"1\":107,\"2\":95,\"3\":108,\"4\":105,\"5\":118,\"6\":101,\"7\":95,\"8\":53,\"9\":49,\"10\":72,\"11\":113,\"12\":76,\"13\":121,\"14\":106,\"15\":87,\"16\":68,\"17\":97,\"18\":114,\"19\":106,\"20\":116,\"21\":84,\"22\":49,\"23\":122,\"24\":100,\"25\":112,\"26\":55,\"27\":100,\"28\":99"}},
+		// python3: name.encode("utf-8").decode("cp1252").encode("utf-8").decode("cp1252") (UTF-8 read as Windows-1252 twice) — docs: not listed
+		{name: "DoubleMojibake", secret: "Jürgen Müller", kind: engine.Text,
+			later: "Kunde: JÃƒÂ¼rgen MÃƒÂ¼ller",
+			forms: []string{"JÃƒÂ¼rgen MÃƒÂ¼ller"}},
+		// python3: json.dumps({"content":[{"type":"text","text":json.dumps({"name": mojibake})}]}) (json.dumps escapes past ASCII by default) — docs: listed as not matched (a wrong reading in a JSON string's escapes in JSON text in a string), yet it is Python's json.dumps default in an MCP text item
+		{name: "MojibakeInPythonJSONTextItem", secret: "Jürgen Müller", kind: engine.Returned,
+			later: "{\"content\": [{\"type\": \"text\", \"text\": \"{\\\"name\\\": \\\"J\\\\u00c3\\\\u00bcrgen M\\\\u00c3\\\\u00bcller\\\"}\"}]}",
+			forms: []string{"\\\\u00c3\\\\u00bcrgen", "\\u00c3\\u00bcrgen"}},
+		// node: Buffer.from("KEY="+key+"\n").toString("utf16le"), then python3: json.dumps in an MCP text item — docs: listed as not matched, as above
+		{name: "UTF16InPythonJSONTextItem", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
+			later: "{\"content\": [{\"type\": \"text\", \"text\": \"{\\\"content\\\": \\\"\\\\u454b\\\\u3d59\\\\u6b73\\\\u6c5f\\\\u7669\\\\u5f65\\\\u3135\\\\u7148\\\\u794c\\\\u576a\\\\u6144\\\\u6a72\\\\u5474\\\\u7a31\\\\u7064\\\\u6437\\\\u0a63\\\"}\"}]}",
+			forms: []string{"\\\\u6b73\\\\u6c5f\\\\u7669", "\\u6b73\\u6c5f\\u7669"}},
+		// Go json.Marshal (escapes < and > as \u003c, \u003e) of an HTML mail body whose key a template broke with <wbr>, in an MCP text item — docs: not listed: <wbr> is matched only as written in the string
+		{name: "WbrInGoJSONTextItem", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
+			later: "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"html\\\":\\\"\\\\u003cp\\\\u003eYour key: sk_liv\\\\u003cwbr\\\\u003ee_51Hq\\\\u003cwbr\\\\u003eLyjWDa\\\\u003cwbr\\\\u003erjtT1z\\\\u003cwbr\\\\u003edp7dc\\\\u003c/p\\\\u003e\\\"}\"}]}",
+			forms: []string{"dp7dc"}},
+		// python3: html.escape of an HTML body with <wbr>, as an RSS <description> carries it — docs: not listed
+		{name: "WbrHTMLEscapedInFeed", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Text,
+			later: "<description>&lt;p&gt;Your key: sk_liv&lt;wbr&gt;e_51Hq&lt;wbr&gt;LyjWDa&lt;wbr&gt;rjtT1z&lt;wbr&gt;dp7dc&lt;/p&gt;</description>",
+			forms: []string{"dp7dc"}},
+		// node: encodeURIComponent("ada@" + new URL("https://bücher-münchen.de").hostname) in an invitation link — docs: not listed
+		{name: "PunycodeAddressPercentEncoded", secret: "ada@bücher-münchen.de", kind: engine.Text,
+			later: "https://app.example/invite?email=ada%40xn--bcher-mnchen-dlbg.de",
+			forms: []string{"ada%40xn--bcher-mnchen-dlbg.de"}},
+		// Apple app-specific password format xxxx-xxxx-xxxx-xxxx, withheld in a sensitiveHint output — docs: within the documented word shape (hyphens between small letters)
+		{name: "AppleAppSpecificPassword", whole: true, data: "{\"app_password\": \"qwhz-mtkr-plsn-bvcx\"}", secret: "qwhz-mtkr-plsn-bvcx", kind: engine.Text,
+			later: "smtp login ok, password qwhz-mtkr-plsn-bvcx",
+			forms: []string{"qwhz-mtkr-plsn-bvcx"}},
+		// Google app password stored without its spaces, withheld in a sensitiveHint output — docs: within the documented word shape (small letters)
+		{name: "GoogleAppPasswordWithoutSpaces", whole: true, data: "{\"smtp_password\": \"qwhzmtkrplsnbvcx\"}", secret: "qwhzmtkrplsnbvcx", kind: engine.Text,
+			later: "SMTP_PASSWORD=qwhzmtkrplsnbvcx",
+			forms: []string{"qwhzmtkrplsnbvcx"}},
+		// Bitwarden passphrase generator default (three words, hyphen), withheld in a sensitiveHint output — docs: the docs promise passphrases of several words join; the hyphenated form is a documented word
+		{name: "HyphenatedPassphrase", whole: true, data: "{\"passphrase\": \"unsaid-unreal-flask\"}", secret: "unsaid-unreal-flask", kind: engine.Text,
+			later: "passphrase: unsaid-unreal-flask",
+			forms: []string{"unsaid-unreal-flask"}},
+		// a client IP address in a sensitiveHint output (four dotted groups are a version) — docs: within the documented version shape
+		{name: "IPv4AddressAsVersion", whole: true, data: "{\"last_login_ip\": \"203.0.113.42\"}", secret: "203.0.113.42", kind: engine.Text,
+			later: "last login from 203.0.113.42",
+			forms: []string{"203.0.113.42"}},
+		// an eight-digit code written 4-2-2 (month 93 is no month) — docs: dates are documented ordinary; ranges are not checked
+		{name: "DateOutOfRange", whole: true, data: "{\"pin\": \"4821-93-07\"}", secret: "4821-93-07", kind: engine.Text,
+			later: "pin 4821-93-07",
+			forms: []string{"4821-93-07"}},
+		// MCP content: text, image, text; clients that show text join the texts — docs: not listed (only consecutive text items)
+		{name: "TextItemsAroundAnImage", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
+			later: "{\"content\": [{\"type\": \"text\", \"text\": \"key sk_live_51Hq\"}, {\"type\": \"image\", \"mimeType\": \"image/png\", \"data\": \"iVBORw0KGgo=\"}, {\"type\": \"text\", \"text\": \"LyjWDarjtT1zdp7dc\"}]}"},
+	})
+}
+
+// TestIndependentOpenOrdinaryValuesErased: values benign outputs write
+// everywhere (an enum in snake case, a country of two words, a date in
+// words, a year) join the session's set when a sensitiveHint output is
+// withheld whole, and are erased from every later output.
+func TestIndependentOpenOrdinaryValuesErased(t *testing.T) {
+	runIndOrdinaryCases(t, []indOrdinaryCase{
+		{"SnakeCaseStatus", "{\"status\": \"in_progress\"}", "Order 7 is in_progress."},
+		{"UpperSnakeState", "{\"state\": \"PENDING_REVIEW\"}", "state=PENDING_REVIEW"},
+		{"TwoWordCountry", "{\"country\": \"United States\"}", "Ships to United States only."},
+		{"TimeZoneID", "{\"tz\": \"Europe/Lisbon\"}", "Meeting at 10:00 Europe/Lisbon"},
+		{"LocaleUnderscore", "{\"locale\": \"pt_PT\"}", "locale pt_PT"},
+		{"MonthNameDate", "{\"joined\": \"March 14, 2026\"}", "Invoice dated March 14, 2026."},
+		{"HTTPDate", "{\"modified\": \"Sat, 14 Mar 2026 10:20:26 GMT\"}", "Last-Modified: Sat, 14 Mar 2026 10:20:26 GMT"},
+		{"PostgresTimestamptz", "{\"created\": \"2026-03-14 10:20:26.123456+01\"}", "created 2026-03-14 10:20:26.123456+01"},
+		{"GoTimeString", "{\"at\": \"2026-03-14 10:20:26.125 +0000 UTC\"}", "at 2026-03-14 10:20:26.125 +0000 UTC"},
+		{"AmountWithCurrencyCode", "{\"balance\": \"USD 19.99\"}", "Total: USD 19.99"},
+		{"Percentage", "{\"rate\": \"12.5%\"}", "Discount 12.5% applied"},
+		{"SemverPrerelease", "{\"version\": \"1.4.2-beta.1\"}", "running 1.4.2-beta.1"},
+		{"MIMEType", "{\"type\": \"application/json\"}", "Content-Type: application/json"},
+		{"YearAsJSONInteger", "{\"year\": 2026}", "Copyright 2026 Example Inc."},
+		{"PriceInCentsAsJSONInteger", "{\"price_cents\": 1999}", "Item costs 1999 cents"},
+		{"PlanOfTwoWords", "{\"plan\": \"Free trial\"}", "Your Free trial ends soon"},
+		{"TimeWithAMPM", "{\"slot\": \"10:30 AM\"}", "Your slot is 10:30 AM"},
+	})
+}
+
+// TestIndependentOpenPinCutsDatesInWords: a PIN 2026 create_key withheld
+// cuts the year out of dates and years written as benign text writes them.
+func TestIndependentOpenPinCutsDatesInWords(t *testing.T) {
+	for _, later := range []string{
+		"Invoice dated March 14, 2026.", // MonthNameDate
+		"2026年3月14日に発送",                 // JapaneseDate
+		"the 2025–2026 season",          // EnDashYearRange
+		"ISO week 2026-W11",             // ISOWeek
+	} {
+		e := indSession(t)
+		indWithholdKey(t, e, "2026")
+		if got := indLater(t, e, engine.Text, later); got != later {
+			t.Errorf("a date was cut\nlater: %q\nview:  %s", later, got)
+		}
+	}
+}
