@@ -72,6 +72,30 @@ func TestIndependentOpenLeaks(t *testing.T) {
 		// MCP content: text, image, text; clients that show text join the texts — docs: not listed (only consecutive text items)
 		{name: "TextItemsAroundAnImage", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
 			later: "{\"content\": [{\"type\": \"text\", \"text\": \"key sk_live_51Hq\"}, {\"type\": \"image\", \"mimeType\": \"image/png\", \"data\": \"iVBORw0KGgo=\"}, {\"type\": \"text\", \"text\": \"LyjWDarjtT1zdp7dc\"}]}"},
+		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
+		{name: "HintTextSSN", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "123-45-6789", kind: engine.Text,
+			later: "SSN on file: 123-45-6789"},
+		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
+		{name: "HintTextCardNumber", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "4111 1111 1111 1111", kind: engine.Text,
+			later: "card 4111 1111 1111 1111 charged"},
+		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
+		{name: "HintTextPIN", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "4821", kind: engine.Text,
+			later: "pin=4821"},
+		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
+		{name: "HintTextOneTimeCode", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "482193", kind: engine.Text,
+			later: "your code 482193"},
+		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
+		{name: "HintTextName", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "Ada Lovelace", kind: engine.Text,
+			later: "Ada Lovelace logged in"},
+		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
+		{name: "HintTextPasswordInURL", whole: true, data: "DATABASE_URL=postgres://app:S3cr3tPassw0rd@db.internal:5432/app\nADMIN_PASSWORD=correct horse battery staple\n", text: true, secret: "S3cr3tPassw0rd", kind: engine.Text,
+			later: "password is S3cr3tPassw0rd"},
+		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
+		{name: "HintTextPassphrase", whole: true, data: "DATABASE_URL=postgres://app:S3cr3tPassw0rd@db.internal:5432/app\nADMIN_PASSWORD=correct horse battery staple\n", text: true, secret: "correct horse battery staple", kind: engine.Text,
+			later: "admin pw correct horse battery staple"},
+		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
+		{name: "HintTextSpacedIBAN", whole: true, data: "Please pay to IBAN DE89 3704 0044 0532 0130 00 by Friday.", text: true, secret: "DE89 3704 0044 0532 0130 00", kind: engine.Text,
+			later: "IBAN DE89 3704 0044 0532 0130 00"},
 	})
 }
 

@@ -46,9 +46,9 @@ func indWithholdKey(t *testing.T, e *engine.Engine, value string) {
 
 // indWithholdWhole has read_profile, a sensitiveHint tool without a
 // schema, return data, which its view withholds whole.
-func indWithholdWhole(t *testing.T, e *engine.Engine, data string) {
+func indWithholdWhole(t *testing.T, e *engine.Engine, kind engine.OutcomeKind, data string) {
 	t.Helper()
-	r := e.OutputOf("read_profile", engine.Outcome{Kind: engine.Returned, Data: data})
+	r := e.OutputOf("read_profile", engine.Outcome{Kind: kind, Data: data})
 	if r.Err != nil || r.Held == 0 {
 		t.Fatalf("read_profile was not withheld: %+v", r)
 	}
@@ -126,6 +126,7 @@ type indLeakCase struct {
 	whole  bool   // withheld by a sensitiveHint output withheld whole (data is its JSON), not at an x-sensitive key
 	secret string // the value withheld
 	data   string // what read_profile returns, when whole
+	text   bool   // read_profile returns data as a string, not JSON
 	kind   engine.OutcomeKind
 	later  string   // list_log's output
 	forms  []string // the secret as the later output encodes it
@@ -136,7 +137,11 @@ func runIndLeakCases(t *testing.T, cases []indLeakCase) {
 		t.Run(c.name, func(t *testing.T) {
 			e := indSession(t)
 			if c.whole {
-				indWithholdWhole(t, e, c.data)
+				kind := engine.Returned
+				if c.text {
+					kind = engine.Text
+				}
+				indWithholdWhole(t, e, kind, c.data)
 			} else {
 				indWithholdKey(t, e, c.secret)
 			}
@@ -157,7 +162,7 @@ func runIndOrdinaryCases(t *testing.T, cases []indOrdinaryCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := indSession(t)
-			indWithholdWhole(t, e, c.data)
+			indWithholdWhole(t, e, engine.Returned, c.data)
 			if got := indLater(t, e, engine.Text, c.later); got != c.later {
 				t.Errorf("an ordinary later output was changed\nwithheld: %s\nlater:    %q\nview:     %s", c.data, c.later, got)
 			}
