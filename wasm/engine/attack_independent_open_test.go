@@ -72,6 +72,14 @@ func TestIndependentOpenLeaks(t *testing.T) {
 		// MCP content: text, image, text; clients that show text join the texts — docs: not listed (only consecutive text items)
 		{name: "TextItemsAroundAnImage", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
 			later: "{\"content\": [{\"type\": \"text\", \"text\": \"key sk_live_51Hq\"}, {\"type\": \"image\", \"mimeType\": \"image/png\", \"data\": \"iVBORw0KGgo=\"}, {\"type\": \"text\", \"text\": \"LyjWDarjtT1zdp7dc\"}]}"},
+		// node: encodeURIComponent(Buffer.from("KEY="+key).toString("utf16le")) in a link (a file read as utf16le, then put in a URL) — docs: not listed: the readings are applied to the string as written, not to its decodings
+		{name: "UTF16ReadingPercentEncoded", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Text,
+			later: "https://x.example/?f=%E4%95%8B%E3%B5%99%E6%AD%B3%E6%B1%9F%E7%99%A9%E5%BD%A5%E3%84%B5%E7%85%88%E7%A5%8C%E5%9D%AA%E6%85%84%E6%A9%B2%E5%91%B4%E7%A8%B1%E7%81%A4%E6%90%B7",
+			forms: []string{"%E6%AD%B3%E6%B1%9F"}},
+		// Go: fmt.Sprintf("buf=%v", []byte(key)) (a []byte in a log line) — docs: listed as not matched (byte values written in a text); Go's %v of a []byte is what a log line holds
+		{name: "GoByteSliceFormattedWithV", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Text,
+			later: "buf=[115 107 95 108 105 118 101 95 53 49 72 113 76 121 106 87 68 97 114 106 116 84 49 122 100 112 55 100 99]",
+			forms: []string{"115 107 95 108"}},
 		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
 		{name: "HintTextSSN", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "123-45-6789", kind: engine.Text,
 			later: "SSN on file: 123-45-6789"},
@@ -122,6 +130,21 @@ func TestIndependentOpenOrdinaryValuesErased(t *testing.T) {
 		{"PriceInCentsAsJSONInteger", "{\"price_cents\": 1999}", "Item costs 1999 cents"},
 		{"PlanOfTwoWords", "{\"plan\": \"Free trial\"}", "Your Free trial ends soon"},
 		{"TimeWithAMPM", "{\"slot\": \"10:30 AM\"}", "Your slot is 10:30 AM"},
+	})
+}
+
+// TestIndependentOpenWriterChoosesWordsToCensor: whoever writes a field of
+// a sensitiveHint output withheld whole (a nickname, a bio) chooses what
+// later outputs lose: a phrase of two words, or one word with punctuation
+// around it, which is no ordinary word and whose skeleton is the bare word.
+// A warning loses its negation.
+func TestIndependentOpenWriterChoosesWordsToCensor(t *testing.T) {
+	runIndOrdinaryCases(t, []indOrdinaryCase{
+		{"PhraseOfTwoWords", "{\"nickname\": \"is not\"}", "Payee is not verified."},
+		{"PhraseDoNot", "{\"nickname\": \"Do not\"}", "Do not send money to this payee."},
+		{"WordWithExclamation", "{\"nickname\": \"unverified!\"}", "Payee status: unverified"},
+		{"WordInParentheses", "{\"bio\": \"(suspicious)\"}", "This payee looks suspicious"},
+		{"WordInQuotes", "{\"bio\": \"\\\"blocked\\\"\"}", "Transfer blocked by fraud check"},
 	})
 }
 
