@@ -295,6 +295,38 @@ func TestIndependentEncodingsOfAWithheldValueStayWithheld(t *testing.T) {
 		{name: "MojibakeInReturnedJSON", secret: "Jürgen Müller", kind: engine.Returned,
 			later: "{\"name\": \"J\\u00c3\\u00bcrgen M\\u00c3\\u00bcller\"}",
 			forms: []string{"J\\u00c3\\u00bcrgen", "JÃ¼rgen MÃ¼ller"}},
+		// node: the PKCS#8 PEM with its line ends written \r\n
+		{name: "PEMWithCRLF", secret: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n", kind: engine.Text,
+			later: "-----BEGIN PRIVATE KEY-----\r\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\r\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\r\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\r\n-----END PRIVATE KEY-----\r\n",
+			forms: []string{"AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxV", "AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxV"}},
+		// the PEM on one line of a .env file, \n escapes for its line ends
+		{name: "PEMInEnvLine", secret: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n", kind: engine.Text,
+			later: "PRIVATE_KEY=\"-----BEGIN PRIVATE KEY-----\\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\\n-----END PRIVATE KEY-----\"",
+			forms: []string{"AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxV", "AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxV"}},
+		// the PEM's base64 alone, joined on one line
+		{name: "PEMBodyWithoutArmour", secret: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n", kind: engine.Text,
+			later: "value: MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfEMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ",
+			forms: []string{"AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxV", "AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxV"}},
+		// the PEM rewrapped at 76 columns
+		{name: "PEMRewrappedAt76", secret: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n", kind: engine.Text,
+			later: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX/gJZk87K7GQm\nQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfEMDUZ5xBHy+uX09WDiDyZwqAH\nfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n",
+			forms: []string{"AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxV", "AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxV"}},
+		// node: the DER in base64url
+		{name: "PEMBodyAsBase64URL", secret: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n", kind: engine.Text,
+			later: "value: MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX_gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfEMDUZ5xBHy-uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ",
+			forms: []string{"AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxV", "AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxV"}},
+		// python3: a PNG whose tEXt chunk (Comment) holds the key, base64 in an image item
+		{name: "PNGTextChunkInImageItem", secret: "sk_live_51HqIyjWDarjtT1zdp7dc", kind: engine.Returned,
+			later: "{\"content\": [{\"type\": \"image\", \"mimeType\": \"image/png\", \"data\": \"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAAJXRFWHRDb21tZW50AHNrX2xpdmVfNTFIcUl5aldEYXJqdFQxemRwN2Rj9Nl5UAAAAApJREFUeJxjYAAAAAIAAUivpHEAAAAASUVORK5CYII=\"}]}",
+			forms: []string{"NTFIcUl5aldEYXJqdFQxemRwN2Rj9Nl5UAAAAApJREFUeJxjYAAAAAIAAUiv"}},
+		// node: key.toLocaleLowerCase("tr-TR") (I becomes dotless ı)
+		{name: "TurkishLowercase", secret: "sk_live_51HqIyjWDarjtT1zdp7dc", kind: engine.Text,
+			later: "key=sk_live_51hqıyjwdarjtt1zdp7dc",
+			forms: []string{"sk_live_51hqıyjwdarjtt1zdp7dc"}},
+		// node: key.toLocaleUpperCase("tr-TR") (i becomes İ)
+		{name: "TurkishUppercase", secret: "sk_live_51HqIyjWDarjtT1zdp7dc", kind: engine.Text,
+			later: "KEY=SK_LİVE_51HQIYJWDARJTT1ZDP7DC",
+			forms: []string{"SK_LİVE_51HQIYJWDARJTT1ZDP7DC"}},
 	})
 }
 
