@@ -107,6 +107,10 @@ func TestIndependentOpenLeaks(t *testing.T) {
 		{name: "UsernameWithPoint", whole: true, data: "{\"username\": \"ada.lovelace\"}", secret: "ada.lovelace", kind: engine.Text,
 			later: "login ada.lovelace",
 			forms: []string{"ada.lovelace"}},
+		// python3: json.dumps of an integer column read as float (pandas does so when a value is missing): {"pin": 4471.0, "account": 88231907.0} — docs: within the documented shape (a JSON number with a fraction is ordinary)
+		{name: "AccountNumberAsFloat", whole: true, data: "{\"account\": 88231907.0, \"pin\": 4471.0}", secret: "88231907", kind: engine.Text,
+			later: "statement for account 88231907",
+			forms: []string{"88231907"}},
 		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
 		{name: "HintTextSSN", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "123-45-6789", kind: engine.Text,
 			later: "SSN on file: 123-45-6789"},
