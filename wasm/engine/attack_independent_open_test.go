@@ -49,26 +49,6 @@ func TestIndependentOpenLeaks(t *testing.T) {
 		{name: "PunycodeAddressPercentEncoded", secret: "ada@bücher-münchen.de", kind: engine.Text,
 			later: "https://app.example/invite?email=ada%40xn--bcher-mnchen-dlbg.de",
 			forms: []string{"ada%40xn--bcher-mnchen-dlbg.de"}},
-		// Apple app-specific password format xxxx-xxxx-xxxx-xxxx, withheld in a sensitiveHint output — docs: within the documented word shape (hyphens between small letters)
-		{name: "AppleAppSpecificPassword", whole: true, data: "{\"app_password\": \"qwhz-mtkr-plsn-bvcx\"}", secret: "qwhz-mtkr-plsn-bvcx", kind: engine.Text,
-			later: "smtp login ok, password qwhz-mtkr-plsn-bvcx",
-			forms: []string{"qwhz-mtkr-plsn-bvcx"}},
-		// Google app password stored without its spaces, withheld in a sensitiveHint output — docs: within the documented word shape (small letters)
-		{name: "GoogleAppPasswordWithoutSpaces", whole: true, data: "{\"smtp_password\": \"qwhzmtkrplsnbvcx\"}", secret: "qwhzmtkrplsnbvcx", kind: engine.Text,
-			later: "SMTP_PASSWORD=qwhzmtkrplsnbvcx",
-			forms: []string{"qwhzmtkrplsnbvcx"}},
-		// Bitwarden passphrase generator default (three words, hyphen), withheld in a sensitiveHint output — docs: the docs promise passphrases of several words join; the hyphenated form is a documented word
-		{name: "HyphenatedPassphrase", whole: true, data: "{\"passphrase\": \"unsaid-unreal-flask\"}", secret: "unsaid-unreal-flask", kind: engine.Text,
-			later: "passphrase: unsaid-unreal-flask",
-			forms: []string{"unsaid-unreal-flask"}},
-		// a client IP address in a sensitiveHint output (four dotted groups are a version) — docs: within the documented version shape
-		{name: "IPv4AddressAsVersion", whole: true, data: "{\"last_login_ip\": \"203.0.113.42\"}", secret: "203.0.113.42", kind: engine.Text,
-			later: "last login from 203.0.113.42",
-			forms: []string{"203.0.113.42"}},
-		// an eight-digit code written 4-2-2 (month 93 is no month) — docs: dates are documented ordinary; ranges are not checked
-		{name: "DateOutOfRange", whole: true, data: "{\"pin\": \"4821-93-07\"}", secret: "4821-93-07", kind: engine.Text,
-			later: "pin 4821-93-07",
-			forms: []string{"4821-93-07"}},
 		// MCP content: text, image, text; clients that show text join the texts — docs: not listed (only consecutive text items)
 		{name: "TextItemsAroundAnImage", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
 			later: "{\"content\": [{\"type\": \"text\", \"text\": \"key sk_live_51Hq\"}, {\"type\": \"image\", \"mimeType\": \"image/png\", \"data\": \"iVBORw0KGgo=\"}, {\"type\": \"text\", \"text\": \"LyjWDarjtT1zdp7dc\"}]}"},
@@ -107,75 +87,12 @@ func TestIndependentOpenLeaks(t *testing.T) {
 		{name: "UsernameWithPoint", whole: true, data: "{\"username\": \"ada.lovelace\"}", secret: "ada.lovelace", kind: engine.Text,
 			later: "login ada.lovelace",
 			forms: []string{"ada.lovelace"}},
-		// python3: json.dumps of an integer column read as float (pandas does so when a value is missing): {"pin": 4471.0, "account": 88231907.0} — docs: within the documented shape (a JSON number with a fraction is ordinary)
-		{name: "AccountNumberAsFloat", whole: true, data: "{\"account\": 88231907.0, \"pin\": 4471.0}", secret: "88231907", kind: engine.Text,
-			later: "statement for account 88231907",
-			forms: []string{"88231907"}},
-		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
-		{name: "HintTextSSN", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "123-45-6789", kind: engine.Text,
-			later: "SSN on file: 123-45-6789"},
-		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
-		{name: "HintTextCardNumber", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "4111 1111 1111 1111", kind: engine.Text,
-			later: "card 4111 1111 1111 1111 charged"},
-		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
-		{name: "HintTextPIN", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "4821", kind: engine.Text,
-			later: "pin=4821"},
-		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
-		{name: "HintTextOneTimeCode", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "482193", kind: engine.Text,
-			later: "your code 482193"},
 		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
 		{name: "HintTextName", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "Ada Lovelace", kind: engine.Text,
 			later: "Ada Lovelace logged in"},
 		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
-		{name: "HintTextPasswordInURL", whole: true, data: "DATABASE_URL=postgres://app:S3cr3tPassw0rd@db.internal:5432/app\nADMIN_PASSWORD=correct horse battery staple\n", text: true, secret: "S3cr3tPassw0rd", kind: engine.Text,
-			later: "password is S3cr3tPassw0rd"},
-		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
 		{name: "HintTextPassphrase", whole: true, data: "DATABASE_URL=postgres://app:S3cr3tPassw0rd@db.internal:5432/app\nADMIN_PASSWORD=correct horse battery staple\n", text: true, secret: "correct horse battery staple", kind: engine.Text,
 			later: "admin pw correct horse battery staple"},
-		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
-		{name: "HintTextSpacedIBAN", whole: true, data: "Please pay to IBAN DE89 3704 0044 0532 0130 00 by Friday.", text: true, secret: "DE89 3704 0044 0532 0130 00", kind: engine.Text,
-			later: "IBAN DE89 3704 0044 0532 0130 00"},
-	})
-}
-
-// TestIndependentOpenOrdinaryValuesErased: values benign outputs write
-// everywhere (an enum in snake case, a country of two words, a date in
-// words, a year) join the session's set when a sensitiveHint output is
-// withheld whole, and are erased from every later output.
-func TestIndependentOpenOrdinaryValuesErased(t *testing.T) {
-	runIndOrdinaryCases(t, []indOrdinaryCase{
-		{"SnakeCaseStatus", "{\"status\": \"in_progress\"}", "Order 7 is in_progress."},
-		{"UpperSnakeState", "{\"state\": \"PENDING_REVIEW\"}", "state=PENDING_REVIEW"},
-		{"TwoWordCountry", "{\"country\": \"United States\"}", "Ships to United States only."},
-		{"TimeZoneID", "{\"tz\": \"Europe/Lisbon\"}", "Meeting at 10:00 Europe/Lisbon"},
-		{"LocaleUnderscore", "{\"locale\": \"pt_PT\"}", "locale pt_PT"},
-		{"MonthNameDate", "{\"joined\": \"March 14, 2026\"}", "Invoice dated March 14, 2026."},
-		{"HTTPDate", "{\"modified\": \"Sat, 14 Mar 2026 10:20:26 GMT\"}", "Last-Modified: Sat, 14 Mar 2026 10:20:26 GMT"},
-		{"PostgresTimestamptz", "{\"created\": \"2026-03-14 10:20:26.123456+01\"}", "created 2026-03-14 10:20:26.123456+01"},
-		{"GoTimeString", "{\"at\": \"2026-03-14 10:20:26.125 +0000 UTC\"}", "at 2026-03-14 10:20:26.125 +0000 UTC"},
-		{"AmountWithCurrencyCode", "{\"balance\": \"USD 19.99\"}", "Total: USD 19.99"},
-		{"Percentage", "{\"rate\": \"12.5%\"}", "Discount 12.5% applied"},
-		{"SemverPrerelease", "{\"version\": \"1.4.2-beta.1\"}", "running 1.4.2-beta.1"},
-		{"MIMEType", "{\"type\": \"application/json\"}", "Content-Type: application/json"},
-		{"YearAsJSONInteger", "{\"year\": 2026}", "Copyright 2026 Example Inc."},
-		{"PriceInCentsAsJSONInteger", "{\"price_cents\": 1999}", "Item costs 1999 cents"},
-		{"PlanOfTwoWords", "{\"plan\": \"Free trial\"}", "Your Free trial ends soon"},
-		{"TimeWithAMPM", "{\"slot\": \"10:30 AM\"}", "Your slot is 10:30 AM"},
-	})
-}
-
-// TestIndependentOpenWriterChoosesWordsToCensor: whoever writes a field of
-// a sensitiveHint output withheld whole (a nickname, a bio) chooses what
-// later outputs lose: a phrase of two words, or one word with punctuation
-// around it, which is no ordinary word and whose skeleton is the bare word.
-// A warning loses its negation.
-func TestIndependentOpenWriterChoosesWordsToCensor(t *testing.T) {
-	runIndOrdinaryCases(t, []indOrdinaryCase{
-		{"PhraseOfTwoWords", "{\"nickname\": \"is not\"}", "Payee is not verified."},
-		{"PhraseDoNot", "{\"nickname\": \"Do not\"}", "Do not send money to this payee."},
-		{"WordWithExclamation", "{\"nickname\": \"unverified!\"}", "Payee status: unverified"},
-		{"WordInParentheses", "{\"bio\": \"(suspicious)\"}", "This payee looks suspicious"},
-		{"WordInQuotes", "{\"bio\": \"\\\"blocked\\\"\"}", "Transfer blocked by fraud check"},
 	})
 }
 

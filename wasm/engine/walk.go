@@ -61,7 +61,7 @@ type walker struct {
 	deep bool
 	// hinted: what is withheld is withheld only because the whole output
 	// was (sensitiveHint without a schema), so only what looks like a
-	// secret or an identifier (secretLike) joins the session's set; the
+	// secret or an identifier (hintedParts) joins the session's set; the
 	// rest is removed from this view alone.
 	hinted bool
 	// cuts lists, by string node, the spans of values split across it
