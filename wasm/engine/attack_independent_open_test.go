@@ -21,10 +21,6 @@ import (
 // the ordinary test that keeps it out of the session's set.
 func TestIndependentOpenLeaks(t *testing.T) {
 	runIndLeakCases(t, []indLeakCase{
-		// node: JSON.stringify({token: new TextEncoder().encode(key)}) (a Uint8Array stringifies as an object of indices) — docs: not listed: the docs list only the array and Buffer shapes
-		{name: "NodeUint8ArrayInJSON", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
-			later: "{\"token\":{\"0\":115,\"1\":107,\"2\":95,\"3\":108,\"4\":105,\"5\":118,\"6\":101,\"7\":95,\"8\":53,\"9\":49,\"10\":72,\"11\":113,\"12\":76,\"13\":121,\"14\":106,\"15\":87,\"16\":68,\"17\":97,\"18\":114,\"19\":106,\"20\":116,\"21\":84,\"22\":49,\"23\":122,\"24\":100,\"25\":112,\"26\":55,\"27\":100,\"28\":99}}",
-			forms: []string{"\"0\":115,\"1\":107,\"2\":95,\"3\":108,\"4\":105,\"5\":118,\"6\":101,\"7\":95,\"8\":53,\"9\":49,\"10\":72,\"11\":113,\"12\":76,\"13\":121,\"14\":106,\"15\":87,\"16\":68,\"17\":97,\"18\":114,\"19\":106,\"20\":116,\"21\":84,\"22\":49,\"23\":122,\"24\":100,\"25\":112,\"26\":55,\"27\":100,\"28\":99"}},
 		// python3: name.encode("utf-8").decode("cp1252").encode("utf-8").decode("cp1252") (UTF-8 read as Windows-1252 twice) — docs: not listed
 		{name: "DoubleMojibake", secret: "Jürgen Müller", kind: engine.Text,
 			later: "Kunde: JÃƒÂ¼rgen MÃƒÂ¼ller",

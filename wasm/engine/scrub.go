@@ -104,7 +104,7 @@ func (s *scrubber) contains(str string) bool {
 // across consecutive strings of one of its objects or arrays, or in the
 // bytes of an array of byte values (byteArrayHolds).
 func (s *scrubber) jsonSplit(str string) bool {
-	if !looksLikeJSON(str) || len(s.skels) == 0 && strings.IndexByte(str, '[') < 0 {
+	if !looksLikeJSON(str) || len(s.skels) == 0 && strings.IndexByte(str, '[') < 0 && !strings.Contains(str, `"0"`) {
 		return false
 	}
 	tr, err := parseTree(str)
