@@ -437,3 +437,22 @@ func TestIndependentWriterCannotChooseWordsToCensor(t *testing.T) {
 		{"WordInQuotes", "{\"bio\": \"\\\"blocked\\\"\"}", "Transfer blocked by fraud check"},
 	})
 }
+
+// TestIndependentPinKeepsDatesInWords: a PIN 2026 create_key withheld
+// does not cut the year out of dates and years written as benign text
+// writes them.
+func TestIndependentPinKeepsDatesInWords(t *testing.T) {
+	for _, later := range []string{
+		"Invoice dated March 14, 2026.", // MonthNameDate
+		"2026年3月14日に発送",                 // JapaneseDate
+		"the 2025–2026 season",          // EnDashYearRange
+		"ISO week 2026-W11",             // ISOWeek
+		"{\"year\":2026,\"month\":3}",   // YearAsJSONNumber
+	} {
+		e := indSession(t)
+		indWithholdKey(t, e, "2026")
+		if got := indLater(t, e, engine.Text, later); got != later {
+			t.Errorf("a date was cut\nlater: %q\nview:  %s", later, got)
+		}
+	}
+}

@@ -181,6 +181,17 @@ func TestDeclaredPinKeepsLaterDates(t *testing.T) {
 		{"the PIN as a number", `{"n":2026}`, true},
 		{"the PIN as a float", `{"n":2026.0}`, true},
 		{"the PIN between dashes of words", `{"msg":"code-2026-ok"}`, true},
+		{"a date in words", `{"d":"Invoice dated March 14, 2026."}`, false},
+		{"a date with the month abbreviated", `{"d":"Sat, 14 Mar 2026 10:20:26 GMT"}`, false},
+		{"a month and a year", `{"d":"since Sept. 2026"}`, false},
+		{"a Japanese date", `{"d":"2026年3月14日"}`, false},
+		{"a range of years", `{"d":"the 2025–2026 season"}`, false},
+		{"an ISO week", `{"d":"2026-W11"}`, false},
+		{"a year member", `{"year":2026,"month":3}`, false},
+		{"a year label", `{"d":"Year: 2026"}`, false},
+		{"the PIN after a label that is no year", `{"msg":"Code: 2026"}`, true},
+		{"the PIN after a word that is no month", `{"msg":"Mayor 2026"}`, true},
+		{"the PIN as a number named otherwise", `{"pin":2026,"month":3}`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -380,7 +380,7 @@ func (s *scrubber) scrubTree(tr *tree, depth int) string {
 	drop := make([]bool, len(tr.nodes))
 	for i := 1; i < len(tr.nodes); {
 		n := &tr.nodes[i]
-		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.numberHolds(tr.text(i)) || s.byteArrayHolds(tr, i) {
+		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.numberHolds(tr.text(i)) && !yearMember(tr, i) || s.byteArrayHolds(tr, i) {
 			drop[i] = true
 			i = int(n.next)
 			continue

@@ -288,7 +288,7 @@ func (w *walker) withholdNames() bool {
 			}
 			n := &tr.nodes[i]
 			if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && !w.t.publicName(tr.key(i)) && holds(tr.key(i)) ||
-				n.kind == kNumber && s.numberHolds(tr.text(i)) || s.byteArrayHolds(tr, i) {
+				n.kind == kNumber && s.numberHolds(tr.text(i)) && !yearMember(tr, i) || s.byteArrayHolds(tr, i) {
 				w.withhold(i)
 				found = true
 				i = int(n.next)
