@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -31,51 +32,54 @@ import (
 //     ordinary.
 func hintedParts(v string) []string {
 	v = strings.TrimSpace(v)
-	if v == "" || ordinaryValue(v) {
+	// No ordinary shape is longer than maxOrdinary bytes; a long text is
+	// read by its words alone.
+	if v == "" || len(v) <= maxOrdinary && ordinaryValue(v) {
 		return nil
 	}
-	words, at := fieldsAt(v)
 	var parts []string
 	add := func(p string) {
 		if utf8.RuneCountInString(p) >= minScrubLength && !ordinaryValue(p) {
 			parts = append(parts, p)
 		}
 	}
-	grouped := make([]bool, len(words))
-	for i := 0; i < len(words); {
-		j := digitGroupEnd(v, words, at, i)
-		if j-i < 2 {
-			i++
-			continue
+	// several: v has more than one word, so a year in it is a date's.
+	several := strings.IndexFunc(v, unicode.IsSpace) >= 0
+	// A long text repeats its words: each is read once.
+	var seen map[string]struct{}
+	if len(v) > 64*fewTokens {
+		seen = make(map[string]struct{}, 64)
+	}
+	for i := 0; ; {
+		w, a, e := nextWord(v, i)
+		if w == "" {
+			break
 		}
-		var b strings.Builder
-		digits := 0
-		for k := i; k < j; k++ {
-			w := trimProse(words[k])
-			if k > i {
-				b.WriteByte(' ')
-			}
-			b.WriteString(w)
-			for x := 0; x < len(w); x++ {
-				if isDigit(w[x]) {
+		if g := digitGroupEnd(v, a, e); g > e {
+			group := trimProse(v[a:g])
+			digits := 0
+			for x := 0; x < len(group); x++ {
+				if isDigit(group[x]) {
 					digits++
 				}
 			}
-			grouped[k] = true
-		}
-		if digits >= minScrubLength {
-			parts = append(parts, b.String())
-		}
-		i = j
-	}
-	for k, w := range words {
-		if grouped[k] {
+			if digits >= minScrubLength {
+				parts = append(parts, group)
+			}
+			i = g
 			continue
+		}
+		i = e
+		if seen != nil {
+			if _, dup := seen[w]; dup {
+				continue
+			}
+			seen[w] = struct{}{}
 		}
 		w = trimProse(w)
 		// A year is ordinary as a word of a text, not as a value of its
 		// own (a PIN 2026).
-		if utf8.RuneCountInString(w) < minScrubLength || ordinaryValue(w) || len(words) > 1 && yearValue(w) {
+		if utf8.RuneCountInString(w) < minScrubLength || ordinaryValue(w) || several && yearValue(w) {
 			continue
 		}
 		parts = append(parts, w)
@@ -86,8 +90,77 @@ func hintedParts(v string) []string {
 	if len(parts) == 0 {
 		return nil
 	}
-	return append(parts, v)
+	// A long text repeats its values (an id on every line): each joins
+	// once.
+	slices.Sort(parts)
+	return append(slices.Compact(parts), v)
 }
+
+// nextWord returns the first word of v at or after byte i that white
+// space ends, and where it starts and ends; "" at the end of v.
+func nextWord(v string, i int) (string, int, int) {
+	for i < len(v) {
+		r, n := utf8.DecodeRuneInString(v[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += n
+	}
+	a := i
+	for i < len(v) {
+		r, n := utf8.DecodeRuneInString(v[i:])
+		if unicode.IsSpace(r) {
+			break
+		}
+		i += n
+	}
+	return v[a:i], a, i
+}
+
+// digitGroupEnd returns where the group of digits whose first word is
+// v[a:e] ends, or e when there is none: words of one to six digits (the
+// first may be an IBAN's country and check digits, DE89, and the others
+// then capitals too), one space between each, none but the last with
+// punctuation after it.
+func digitGroupEnd(v string, a, e int) int {
+	first := v[a:e]
+	iban := len(first) == 4 && isUpper(first[0]) && isUpper(first[1]) && isDigit(first[2]) && isDigit(first[3])
+	block := func(w string) bool {
+		if len(w) < 1 || len(w) > 6 {
+			return false
+		}
+		for x := 0; x < len(w); x++ {
+			if !isDigit(w[x]) && !(iban && len(w) <= 4 && isUpper(w[x])) {
+				return false
+			}
+		}
+		return true
+	}
+	if !iban && !block(first) {
+		return e
+	}
+	end := e
+	for end < len(v) && v[end] == ' ' {
+		w, wa, we := nextWord(v, end)
+		if w == "" || wa != end+1 {
+			break
+		}
+		t := trimProse(w)
+		if !block(t) {
+			break
+		}
+		end = we
+		if t != w {
+			break // punctuation after it ends the group
+		}
+	}
+	return end
+}
+
+// maxOrdinary bounds the length of an ordinary value: a word of
+// maxWordLetters letters, a MIME type or a date with a time and a zone
+// are far shorter.
+const maxOrdinary = 256
 
 // yearValue reports whether v is a year: four digits from 1900 to 2099.
 func yearValue(v string) bool {
@@ -104,62 +177,6 @@ func trimProse(w string) string {
 		w = strings.TrimRight(w, ".")
 	}
 	return w
-}
-
-// digitGroupEnd returns where the group of digits that starts at
-// words[i] ends: words of one to six digits (the first may be an IBAN's
-// country and check digits, DE89, and the next then capitals too), one
-// space between each, none but the last with punctuation after it.
-func digitGroupEnd(v string, words []string, at []int, i int) int {
-	iban := len(words[i]) == 4 && isUpper(words[i][0]) && isUpper(words[i][1]) && isDigit(words[i][2]) && isDigit(words[i][3])
-	block := func(w string, first bool) bool {
-		if len(w) < 1 || len(w) > 6 {
-			return false
-		}
-		if first && iban {
-			return true
-		}
-		for x := 0; x < len(w); x++ {
-			if !isDigit(w[x]) && !(iban && len(w) <= 4 && isUpper(w[x])) {
-				return false
-			}
-		}
-		return true
-	}
-	if !block(words[i], true) {
-		return i
-	}
-	j := i + 1
-	for ; j < len(words); j++ {
-		w := trimProse(words[j])
-		if !block(w, false) || at[j] != at[j-1]+len(words[j-1])+1 || v[at[j]-1] != ' ' {
-			break
-		}
-		if w != words[j] {
-			return j + 1 // punctuation after it ends the group
-		}
-	}
-	return j
-}
-
-// fieldsAt returns the words of v that white space separates, and where
-// each starts.
-func fieldsAt(v string) (words []string, at []int) {
-	start := -1
-	for i, r := range v {
-		if unicode.IsSpace(r) {
-			if start >= 0 {
-				words, at = append(words, v[start:i]), append(at, start)
-				start = -1
-			}
-		} else if start < 0 {
-			start = i
-		}
-	}
-	if start >= 0 {
-		words, at = append(words, v[start:]), append(at, start)
-	}
-	return words, at
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

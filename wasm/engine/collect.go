@@ -128,15 +128,18 @@ func (w *walker) collectJSONText(str string, depth int) {
 // addValue adds a withheld string to what rule (d) removes: to the
 // session's set, unless it is withheld only because its whole output was.
 // Of such a value only what is not ordinary joins (hintedParts), each part
-// whose skeleton is an ordinary word as written only (wordSkeleton); the
-// value is removed from this view in any case.
+// whose skeleton is an ordinary word as written only (wordSkeleton); a
+// value of which nothing joins is removed from this view alone.
 func (w *walker) addValue(v string) {
 	if !w.hinted {
 		w.set.addString(v)
 		return
 	}
-	w.viewOnlySet().addString(v)
-	for _, p := range hintedParts(v) {
+	parts := hintedParts(v)
+	if len(parts) == 0 {
+		w.viewOnlySet().addString(v)
+	}
+	for _, p := range parts {
 		if wordSkeleton(p) {
 			w.set.addAsWritten(p)
 		} else {
