@@ -145,18 +145,18 @@ func ordinaryValue(v string) bool {
 // well-known, Inc., in_progress, pt_PT. Each part between those is
 // written as words are: in small letters, or a capital then small
 // letters, or in capitals, up to maxAcronym of them (NASA) unless the
-// word is joined by an underscore (PENDING_REVIEW); a part that mixes
-// them otherwise (kQzXvB, a key of letters) is no word. Two hyphens or
-// underscores make a passphrase (qwhz-mtkr-plsn-bvcx, unsaid-unreal-flask),
-// not a word; so does a part of ten ASCII letters or more with fewer than
-// one vowel (a, e, i, o, u, y) in five (qwhzmtkrplsnbvcx). At most
-// maxWordLetters letters in all.
+// word is two parts an underscore alone joins (PENDING_REVIEW); a part
+// that mixes them otherwise (kQzXvB, a key of letters) is no word. Two
+// hyphens or underscores make a passphrase (qwhz-mtkr-plsn-bvcx,
+// unsaid-unreal-flask), not a word; so does a run of ten ASCII letters or
+// more with fewer than one vowel (a, e, i, o, u, y) in five
+// (qwhzmtkrplsnbvcx). At most maxWordLetters letters in all.
 func ordinaryWord(v string) bool {
 	body := strings.TrimSuffix(v, ".")
 	if body == "" || strings.Count(body, "-")+strings.Count(body, "_") > 1 {
 		return false
 	}
-	snake := strings.Contains(body, "_")
+	snake := strings.Contains(body, "_") && !strings.ContainsAny(body, "'’.-")
 	letters := 0
 	for _, part := range strings.FieldsFunc(body, func(r rune) bool { return strings.ContainsRune("'’.-_", r) }) {
 		n, ok := wordPart(part, snake)
@@ -179,10 +179,19 @@ func ordinaryWord(v string) bool {
 }
 
 // wordPart reports whether part is written as a word's part is, and how
-// many letters it holds.
+// many letters it holds. snake: the word is two parts an underscore
+// alone joins, whose capitals are not counted.
 func wordPart(part string, snake bool) (int, bool) {
-	letters, capitals, vowels, ascii := 0, 0, 0, true
+	letters, capitals := 0, 0
+	// run and vowels: the run of ASCII letters that ends here, and its
+	// vowels.
+	run, vowels := 0, 0
 	prevLetter := false
+	endRun := func() bool {
+		ok := run < 10 || 5*vowels >= run
+		run, vowels = 0, 0
+		return ok
+	}
 	for _, r := range part {
 		switch {
 		case unicode.IsLetter(r):
@@ -194,22 +203,25 @@ func wordPart(part string, snake bool) (int, bool) {
 			} else if capitals > 1 { // a small letter after two capitals
 				return 0, false
 			}
-			if r >= utf8.RuneSelf {
-				ascii = false
-			} else if strings.ContainsRune("aeiouyAEIOUY", r) {
-				vowels++
+			if r < utf8.RuneSelf {
+				run++
+				if strings.ContainsRune("aeiouyAEIOUY", r) {
+					vowels++
+				}
+			} else if !endRun() {
+				return 0, false
 			}
 			letters++
 			prevLetter = true
 		case unicode.Is(unicode.Mn, r) && prevLetter:
+			if !endRun() {
+				return 0, false
+			}
 		default:
 			return 0, false
 		}
 	}
-	if capitals > 1 && capitals > maxAcronym && !snake {
-		return 0, false
-	}
-	if ascii && letters >= 10 && 5*vowels < letters {
+	if !endRun() || capitals > 1 && capitals > maxAcronym && !snake {
 		return 0, false
 	}
 	return letters, letters > 0
