@@ -27,9 +27,9 @@ import (
 //   - any other word of four characters or more that is not ordinary,
 //     the punctuation of prose around it aside (123-45-6789, 4821,
 //     sk_live_…);
-//   - in such a word, the value of KEY=value and the user and password
-//     of a URL (postgres://app:S3cr3t@db/app), when they are not
-//     ordinary.
+//   - in such a word, the value of KEY=value or label:value and the
+//     user and password of a URL (postgres://app:S3cr3t@db/app), when
+//     they are not ordinary.
 func hintedParts(v string) []string {
 	v = strings.TrimSpace(v)
 	// No ordinary shape is longer than maxOrdinary bytes; a long text is
@@ -182,12 +182,15 @@ func trimProse(w string) string {
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 
 // innerValues returns the values inside one word: what follows the first
-// = of KEY=value, and the user and password of a URL's authority.
+// = of KEY=value or the first : of a label of letters (pin:4821,
+// SSN:123-45-6789), and the user and password of a URL's authority.
 func innerValues(w string) []string {
 	var out []string
 	if i := strings.IndexByte(w, '='); i > 0 && i < len(w)-1 && !strings.Contains(w[:i], "://") {
 		out = append(out, w[i+1:])
 		w = w[i+1:]
+	} else if i := strings.IndexByte(w, ':'); i > 0 && i < len(w)-1 && w[i+1] != '/' && ordinaryWord(w[:i]) {
+		out = append(out, w[i+1:])
 	}
 	if i := strings.Index(w, "://"); i > 0 {
 		auth := w[i+3:]

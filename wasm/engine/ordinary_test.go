@@ -268,6 +268,7 @@ func TestHintedPartsJoinsWhatIsNotOrdinary(t *testing.T) {
 		{"DATABASE_URL=postgres://app:S3cr3tPassw0rd@db.internal:5432/app", []string{"postgres://app:S3cr3tPassw0rd@db.internal:5432/app", "S3cr3tPassw0rd"}},
 		{"Please pay to IBAN DE89 3704 0044 0532 0130 00 by Friday.", []string{"DE89 3704 0044 0532 0130 00"}},
 		{"pin=4821 ok", []string{"pin=4821", "4821"}},
+		{"pin:4821 ok, SSN:123-45-6789", []string{"pin:4821", "4821", "123-45-6789"}},
 	}
 	for _, tt := range tests {
 		got := hintedParts(tt.v)
