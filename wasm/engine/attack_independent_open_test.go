@@ -75,18 +75,18 @@ func TestIndependentOpenLeaks(t *testing.T) {
 		// MCP content: "key sk_live_51Hq", "", "LyjWDarjtT1zdp7dc" (a client joining the texts shows the key whole) — docs: not listed: an empty text item ends the run of items read as one text
 		{name: "EmptyTextItemBetweenHalves", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
 			later: "{\"content\": [{\"type\": \"text\", \"text\": \"key sk_live_51Hq\"}, {\"type\": \"text\", \"text\": \"\"}, {\"type\": \"text\", \"text\": \"LyjWDarjtT1zdp7dc\"}]}"},
-		// a booking reference of six capitals in a sensitiveHint output (read as an acronym) — docs: within the documented word shape (up to six capitals)
+		// a booking reference of six capitals in a sensitiveHint output (read as an acronym) — docs: within the documented word shape (up to six capitals) — kept open by design: six capitals cannot be told from an acronym (NASA, HTTPS); docs/agent-view.md, rule (d), says so
 		{name: "AirlineRecordLocator", whole: true, data: "{\"booking_ref\": \"QZXKTB\"}", secret: "QZXKTB", kind: engine.Text,
 			later: "your booking QZXKTB",
 			forms: []string{"QZXKTB"}},
-		// a login name first.last in a sensitiveHint output — docs: within the documented word shape (a point between letters); a name of two words joins, the same name as a login does not
+		// a login name first.last in a sensitiveHint output — docs: within the documented word shape (a point between letters); a name of two words joins, the same name as a login does not — kept open by design: a login of two ordinary words cannot be told from a word with a point (db.internal, e.g.); docs/agent-view.md, rule (d), says so
 		{name: "UsernameWithPoint", whole: true, data: "{\"username\": \"ada.lovelace\"}", secret: "ada.lovelace", kind: engine.Text,
 			later: "login ada.lovelace",
 			forms: []string{"ada.lovelace"}},
-		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
+		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not — kept open by design: a name of ordinary words cannot be told from United States or Free trial; docs/agent-view.md, rule (d), says so
 		{name: "HintTextName", whole: true, data: "Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.", text: true, secret: "Ada Lovelace", kind: engine.Text,
 			later: "Ada Lovelace logged in"},
-		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not
+		// a sensitiveHint tool without a schema returns a string (MCP's usual text), withheld whole; only its words that look like keys join — docs: rule (d) says so, the Not matched list does not — kept open by design: a passphrase of ordinary words cannot be told from a phrase whoever writes the output chose to censor; docs/agent-view.md, rule (d), says so
 		{name: "HintTextPassphrase", whole: true, data: "DATABASE_URL=postgres://app:S3cr3tPassw0rd@db.internal:5432/app\nADMIN_PASSWORD=correct horse battery staple\n", text: true, secret: "correct horse battery staple", kind: engine.Text,
 			later: "admin pw correct horse battery staple"},
 	})
