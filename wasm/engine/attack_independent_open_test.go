@@ -52,10 +52,6 @@ func TestIndependentOpenLeaks(t *testing.T) {
 		{name: "UTF16ReadingPercentEncoded", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Text,
 			later: "https://x.example/?f=%E4%95%8B%E3%B5%99%E6%AD%B3%E6%B1%9F%E7%99%A9%E5%BD%A5%E3%84%B5%E7%85%88%E7%A5%8C%E5%9D%AA%E6%85%84%E6%A9%B2%E5%91%B4%E7%A8%B1%E7%81%A4%E6%90%B7",
 			forms: []string{"%E6%AD%B3%E6%B1%9F"}},
-		// Go: fmt.Sprintf("buf=%v", []byte(key)) (a []byte in a log line) — docs: listed as not matched (byte values written in a text); Go's %v of a []byte is what a log line holds
-		{name: "GoByteSliceFormattedWithV", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Text,
-			later: "buf=[115 107 95 108 105 118 101 95 53 49 72 113 76 121 106 87 68 97 114 106 116 84 49 122 100 112 55 100 99]",
-			forms: []string{"115 107 95 108"}},
 		// openssl ec -in key.pem -text -noout: the private scalar in hex, colons between bytes — docs: not listed: the withheld PEM's base64 is not decoded, so the key's bytes in another encoding are not known
 		{name: "PrivateKeyAsOpenSSLText", secret: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n", kind: engine.Text,
 			later: "Private-Key: (256 bit)\npriv:\n    66:55:fd:6f:5c:69:c1:2c:55:10:43:d7:fe:02:59:\n    93:ce:ca:ec:64:26:43:37:29:b9:e5:de:2f:14:af:\n    40:f5\npub:\n    04:df:53:a7:e6:13:ad:ef:3f:9c:9e:29:12:3c:29:\n    d3:b1:aa:d9:a9:7a:17:c4:30:35:19:e7:10:47:cb:\n    eb:97:d3:d5:83:88:3c:99:c2:a0:07:7d:bb:b2:7e:\n    7b:9d:4a:ae:50:39:84:11:9e:f9:68:2e:46:e6:90:\n    c4:02:92:09:50\nASN1 OID: prime256v1\nNIST CURVE: P-256\n",

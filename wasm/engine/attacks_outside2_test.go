@@ -276,6 +276,36 @@ func TestOutsideUint8ArrayKept(t *testing.T) {
 	}
 }
 
+// Go's %v of a []byte is a list of byte values in brackets, spaces
+// between them, as log lines hold it: a key withheld earlier in one goes,
+// in a text and in a JSON string. Written by Go 1.24:
+//
+//	fmt.Sprintf("buf=%v ok", []byte(key))
+//	json.Marshal(map[string]string{"log": fmt.Sprintf("got %v from the vault", []byte(key))})
+func TestAttackOutsideGoByteSlice(t *testing.T) {
+	const bytes = "115 107 95 108 105 118 101 95 53 49 72 113 76 121 106 87 68 97 114 106 116 84 49 122 100 112 55 100 99"
+	tests := []struct {
+		name, output string
+		kind         engine.OutcomeKind
+		keep         string
+	}{
+		{"Go: %v of a []byte in a log line", "buf=[" + bytes + "] ok", engine.Text, "ok"},
+		{"Go: %v of a []byte in a JSON string", `{"log":"got [` + bytes + `] from the vault"}`, engine.Returned, "from the vault"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := outsideEcho(t, outsideKey, tc.kind, tc.output)
+			if res.Err != nil {
+				t.Fatalf("list_log failed: %v", res.Err)
+			}
+			outsideAbsent(t, res.Agent, "53 49 72 113 76")
+			if !strings.Contains(res.Agent, tc.keep) {
+				t.Errorf("%s is gone from the view:\n%s", tc.keep, res.Agent)
+			}
+		})
+	}
+}
+
 // Byte values that hold nothing withheld pass byte for byte: a Buffer of
 // other text, and a list of small numbers. Written by Node 20:
 // JSON.stringify({greeting: Buffer.from("hello, world"), scores: [3,1,4,1,5,9]}).
