@@ -234,6 +234,78 @@ func TestAttackOutsideByteValues(t *testing.T) {
 	}
 }
 
+// A Uint8Array in JSON is an object of its bytes by index: it holds a key
+// withheld earlier as a Buffer's data does, and goes whole. Written by
+// Node 20:
+//
+//	JSON.stringify({token: new TextEncoder().encode(key)})
+//	JSON.stringify({content: [{type: "text", text: JSON.stringify({ok: true, key: new TextEncoder().encode(key)})}]})
+func TestAttackOutsideUint8ArrayInJSON(t *testing.T) {
+	const bytes = `"0":115,"1":107,"2":95,"3":108,"4":105,"5":118,"6":101,"7":95,"8":53,"9":49,"10":72,"11":113,"12":76,"13":121,"14":106,"15":87,"16":68,"17":97,"18":114,"19":106,"20":116,"21":84,"22":49,"23":122,"24":100,"25":112,"26":55,"27":100,"28":99`
+	tests := []struct {
+		name, output, keep string
+	}{
+		{"Node 20: a Uint8Array in JSON", `{"token":{` + bytes + `},"ok":true}`, `"ok":true`},
+		{"Node 20: a Uint8Array in a text item's JSON", `{"content":[{"type":"text","text":"{\"ok\":true,\"key\":{\"0\":115,\"1\":107,\"2\":95,\"3\":108,\"4\":105,\"5\":118,\"6\":101,\"7\":95,\"8\":53,\"9\":49,\"10\":72,\"11\":113,\"12\":76,\"13\":121,\"14\":106,\"15\":87,\"16\":68,\"17\":97,\"18\":114,\"19\":106,\"20\":116,\"21\":84,\"22\":49,\"23\":122,\"24\":100,\"25\":112,\"26\":55,\"27\":100,\"28\":99}}"}]}`, `ok\":true`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := outsideEcho(t, outsideKey, engine.Returned, tc.output)
+			if res.Err != nil {
+				t.Fatalf("list_log failed: %v", res.Err)
+			}
+			outsideAbsent(t, res.Agent, `"10":72,"11":113`, `\"10\":72,\"11\":113`)
+			if !strings.Contains(res.Agent, tc.keep) {
+				t.Errorf("%s is gone from the view:\n%s", tc.keep, res.Agent)
+			}
+		})
+	}
+}
+
+// A Uint8Array of other text, and an object of small numbers by index,
+// pass byte for byte. Written by Node 20:
+// JSON.stringify({greeting: new TextEncoder().encode("hello, world"), ids: {0: 3, 1: 1, 2: 4, 3: 1}}).
+func TestOutsideUint8ArrayKept(t *testing.T) {
+	const output = `{"greeting":{"0":104,"1":101,"2":108,"3":108,"4":111,"5":44,"6":32,"7":119,"8":111,"9":114,"10":108,"11":100},"ids":{"0":3,"1":1,"2":4,"3":1}}`
+	res := outsideEcho(t, outsideKey, engine.Returned, output)
+	if res.Err != nil {
+		t.Fatalf("list_log failed: %v", res.Err)
+	}
+	if res.Agent != output {
+		t.Errorf("byte values that hold nothing withheld were changed:\noutput: %s\nview:   %s", output, res.Agent)
+	}
+}
+
+// Go's %v of a []byte is a list of byte values in brackets, spaces
+// between them, as log lines hold it: a key withheld earlier in one goes,
+// in a text and in a JSON string. Written by Go 1.24:
+//
+//	fmt.Sprintf("buf=%v ok", []byte(key))
+//	json.Marshal(map[string]string{"log": fmt.Sprintf("got %v from the vault", []byte(key))})
+func TestAttackOutsideGoByteSlice(t *testing.T) {
+	const bytes = "115 107 95 108 105 118 101 95 53 49 72 113 76 121 106 87 68 97 114 106 116 84 49 122 100 112 55 100 99"
+	tests := []struct {
+		name, output string
+		kind         engine.OutcomeKind
+		keep         string
+	}{
+		{"Go: %v of a []byte in a log line", "buf=[" + bytes + "] ok", engine.Text, "ok"},
+		{"Go: %v of a []byte in a JSON string", `{"log":"got [` + bytes + `] from the vault"}`, engine.Returned, "from the vault"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := outsideEcho(t, outsideKey, tc.kind, tc.output)
+			if res.Err != nil {
+				t.Fatalf("list_log failed: %v", res.Err)
+			}
+			outsideAbsent(t, res.Agent, "53 49 72 113 76")
+			if !strings.Contains(res.Agent, tc.keep) {
+				t.Errorf("%s is gone from the view:\n%s", tc.keep, res.Agent)
+			}
+		})
+	}
+}
+
 // Byte values that hold nothing withheld pass byte for byte: a Buffer of
 // other text, and a list of small numbers. Written by Node 20:
 // JSON.stringify({greeting: Buffer.from("hello, world"), scores: [3,1,4,1,5,9]}).

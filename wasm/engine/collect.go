@@ -126,18 +126,25 @@ func (w *walker) collectJSONText(str string, depth int) {
 }
 
 // addValue adds a withheld string to what rule (d) removes: to the
-// session's set, unless it is withheld only because its whole output was
-// and does not look like a secret or an identifier (secretLike). Such a
-// value is removed from this view alone, and of a long text the words
-// that look like keys (tokens) still join the session's set.
+// session's set, unless it is withheld only because its whole output was.
+// Of such a value only what is not ordinary joins (hintedParts), each part
+// whose skeleton is an ordinary word as written only (wordSkeleton); a
+// value of which nothing joins is removed from this view alone.
 func (w *walker) addValue(v string) {
-	if !w.hinted || secretLike(v) {
+	if !w.hinted {
 		w.set.addString(v)
 		return
 	}
-	w.viewOnlySet().addString(v)
-	for _, tok := range tokens(v) {
-		w.set.addText(tok)
+	parts := hintedParts(v)
+	if len(parts) == 0 {
+		w.viewOnlySet().addString(v)
+	}
+	for _, p := range parts {
+		if wordSkeleton(p) {
+			w.set.addAsWritten(p)
+		} else {
+			w.set.addString(p)
+		}
 	}
 }
 

@@ -157,7 +157,8 @@ type echoCase struct {
 	// unguarded are the values the docs do not promise to keep out of
 	// later outputs: withheld only because the whole output was
 	// (sensitiveHint without a schema), never by a declaration, and
-	// ordinary in a shape docs/agent-view.md lists (docOrdinary).
+	// ordinary in a shape docs/agent-view.md lists (docOrdinary), or
+	// found as written only (docSkeletonWord).
 	unguarded []string
 }
 
@@ -282,7 +283,7 @@ func (g *echoGen) build(first string) echoCase {
 			n := jsonNumber(v)
 			sc[fmt.Sprintf("s%d", k)] = n
 			_, isNumber := n.(json.Number)
-			if mode != 2 || isNumber && !docOrdinaryNumber(v) || !isNumber && !docOrdinary(v) {
+			if mode != 2 || isNumber && !docOrdinaryNumber(v) || !isNumber && !docOrdinary(v) && !docSkeletonWord(v) {
 				guarded[v] = true
 			}
 		case mode == 2 && g.intn(3) == 0:
@@ -291,7 +292,7 @@ func (g *echoGen) build(first string) echoCase {
 			guarded[v] = true
 		default:
 			sc[fmt.Sprintf("s%d", k)] = v
-			if mode != 2 || !docOrdinary(v) {
+			if mode != 2 || !docOrdinary(v) && !docSkeletonWord(v) {
 				guarded[v] = true
 			}
 		}

@@ -514,10 +514,13 @@ const minByteArray = minScrubLength
 
 // byteArrayHolds reports whether node i of tr is an array of byte values
 // (integers 0 to 255, minByteArray or more: Node's Buffer in JSON,
-// {"type":"Buffer","data":[115,107,…]}, or a list of a string's bytes)
-// whose bytes hold a withheld value, in any decoding.
+// {"type":"Buffer","data":[115,107,…]}, or a list of a string's bytes),
+// or an object of them whose member names are their indices in order
+// (a Uint8Array in JSON, {"0":115,"1":107,…}), whose bytes hold a
+// withheld value, in any decoding.
 func (s *scrubber) byteArrayHolds(tr *tree, i int) bool {
-	if tr.nodes[i].kind != kArray {
+	kind := tr.nodes[i].kind
+	if kind != kArray && kind != kObject {
 		return false
 	}
 	var b []byte
@@ -526,7 +529,7 @@ func (s *scrubber) byteArrayHolds(tr *tree, i int) bool {
 		if !ok {
 			return
 		}
-		if tr.nodes[j].kind != kNumber {
+		if tr.nodes[j].kind != kNumber || kind == kObject && !isIndex(tr.key(j), len(b)) {
 			ok = false
 			return
 		}
@@ -546,6 +549,19 @@ func (s *scrubber) byteArrayHolds(tr *tree, i int) bool {
 		b = append(b, byte(n))
 	})
 	return ok && len(b) >= minByteArray && s.contains(string(b))
+}
+
+// isIndex reports whether key is the decimal digits of k, as JavaScript
+// names an array's indices.
+func isIndex(key string, k int) bool {
+	if key == "" || len(key) > 1 && key[0] == '0' || !allDigits(key) || len(key) > 9 {
+		return false
+	}
+	n := 0
+	for x := 0; x < len(key); x++ {
+		n = 10*n + int(key[x]-'0')
+	}
+	return n == k
 }
 
 // byteArrays reports whether an array of tr that keep keeps is one of

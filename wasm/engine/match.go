@@ -502,9 +502,10 @@ func trimMinus(s string) string {
 // inDate reports whether the number at text[a:b], a short run of digits
 // alone (fewer than minSkeleton), is part of a date, a time or a version:
 // a -, /, . or : joins it to a digit before or after it, as in
-// 2026-03-14, 14/03/2026, 10:20:26 or 1.2026.3. A withheld PIN 2026 is
-// found where it stands as a token of its own (pin 2026, ID2026,
-// "2026."), not as the year of every later date.
+// 2026-03-14, 14/03/2026, 10:20:26 or 1.2026.3; or, of four digits, it is
+// a year as text writes one (yearInWords). A withheld PIN 2026 is found
+// where it stands as a token of its own (pin 2026, ID2026, "2026."), not
+// as the year of every later date.
 func inDate(text string, a, b int) bool {
 	digits := strings.TrimPrefix(text[a:b], "-")
 	if len(digits) >= minSkeleton || !allDigits(digits) {
@@ -512,5 +513,71 @@ func inDate(text string, a, b int) bool {
 	}
 	a = b - len(digits)
 	joins := func(c byte) bool { return c == '-' || c == '/' || c == '.' || c == ':' }
-	return a >= 2 && joins(text[a-1]) && isDigit(text[a-2]) || b+1 < len(text) && joins(text[b]) && isDigit(text[b+1])
+	return a >= 2 && joins(text[a-1]) && isDigit(text[a-2]) || b+1 < len(text) && joins(text[b]) && isDigit(text[b+1]) ||
+		len(digits) == 4 && yearInWords(text, a, b)
+}
+
+// yearInWords reports whether the four digits at text[a:b] are a year as
+// text writes one: after a month's name, and a day or not (March 2026,
+// March 14, 2026, 14 Mar 2026), before 年 (2026年3月14日) or an ISO week
+// (2026-W11), joined to other digits by an en dash (2025–2026), or after
+// a label or member whose name ends in year ("year":2026, Year: 2026).
+func yearInWords(text string, a, b int) bool {
+	const enDash = "\u2013"
+	after, before := text[b:], text[:a]
+	switch {
+	case strings.HasPrefix(after, "\u5e74"),
+		len(after) >= 3 && after[0] == '-' && after[1] == 'W' && isDigit(after[2]),
+		strings.HasPrefix(after, enDash) && len(after) > len(enDash) && isDigit(after[len(enDash)]),
+		strings.HasSuffix(before, enDash) && len(before) > len(enDash) && isDigit(before[len(before)-len(enDash)-1]):
+		return true
+	}
+	t := strings.TrimRight(before, " ")
+	if strings.HasSuffix(t, ":") || strings.HasSuffix(t, "=") {
+		t = strings.TrimSuffix(strings.TrimSuffix(strings.TrimRight(t[:len(t)-1], " "), `"`), "'")
+		return len(t) >= 4 && strings.EqualFold(t[len(t)-4:], "year")
+	}
+	t, ok := strings.CutSuffix(before, " ")
+	if !ok {
+		return false
+	}
+	t = strings.TrimSuffix(t, ",")
+	if n := len(t) - len(strings.TrimRight(t, "0123456789")); n >= 1 && n <= 2 {
+		if t, ok = strings.CutSuffix(t[:len(t)-n], " "); !ok {
+			return false
+		}
+	}
+	t = strings.TrimSuffix(t, ".")
+	k := len(t)
+	for k > 0 && isLetter(t[k-1]) {
+		k--
+	}
+	return monthName(t[k:])
+}
+
+// yearMember reports whether number node i of tr is a year a member
+// names so ("year":2026, "fiscalYear":2026): four digits, and a name
+// that ends in year. A withheld PIN 2026 is not the year of every later
+// record.
+func yearMember(tr *tree, i int) bool {
+	p := tr.nodes[i].parent
+	if p < 0 || tr.nodes[p].kind != kObject {
+		return false
+	}
+	v, key := tr.text(i), tr.key(i)
+	return len(v) == 4 && allDigits(v) && len(key) >= 4 && strings.EqualFold(key[len(key)-4:], "year")
+}
+
+// monthName reports whether w is the English name of a month, or its
+// first three letters (Sept too), in any case.
+func monthName(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	for _, m := range []string{"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"} {
+		if strings.EqualFold(w, m) || len(w) == 3 && strings.EqualFold(w, m[:3]) {
+			return true
+		}
+	}
+	return strings.EqualFold(w, "sept")
 }

@@ -96,6 +96,22 @@ func (s *scrubSet) addString(v string) {
 	}
 }
 
+// addAsWritten adds a withheld string that is found as written, ASCII
+// case aside, and never by its skeleton: a value whose skeleton is an
+// ordinary word (wordSkeleton).
+func (s *scrubSet) addAsWritten(v string) {
+	if s.shadow != nil {
+		s.shadow.addAsWritten(v)
+	}
+	v = strings.TrimSpace(v)
+	if len(v) < minScrubLength || utf8.RuneCountInString(v) < minScrubLength {
+		return
+	}
+	s.plus = s.plus || strings.IndexByte(v, ' ') >= 0
+	s.escapy = s.escapy || hasEscapes(v, true)
+	s.exact.add(appendLower(nil, v), boundOf(appendSkeleton(nil, v)), 0, 0)
+}
+
 // addText adds one text: by its skeleton when that is long enough to be
 // specific, else as written.
 func (s *scrubSet) addText(v string) {

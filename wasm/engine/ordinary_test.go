@@ -123,7 +123,6 @@ func TestWholeWithholdingScrubsSecretsFromLaterEchoes(t *testing.T) {
 		{"a PIN standing alone", "2026", `{"msg":"Your PIN 2026 was confirmed on 2026-03-14."}`, "2026-03-14"},
 		{"a PIN as a number", "2026", `{"pin":2026,"date":"2026-03-14"}`, "2026-03-14"},
 		{"a password", "Tr0ub4dor&3", `{"echo":"pw=Tr0ub4dor&3"}`, "echo"},
-		{"a passphrase", "correct horse battery", `{"echo":"phrase: correct horse battery"}`, "phrase:"},
 		{"a token from a withheld paragraph", "ghp_8fK2mQ9xLp4Rt7Vw1Zy3", `{"audit":"token ghp_8fK2mQ9xLp4Rt7Vw1Zy3 used on Friday"}`, "used on Friday"},
 	}
 	for _, tt := range tests {
@@ -182,6 +181,17 @@ func TestDeclaredPinKeepsLaterDates(t *testing.T) {
 		{"the PIN as a number", `{"n":2026}`, true},
 		{"the PIN as a float", `{"n":2026.0}`, true},
 		{"the PIN between dashes of words", `{"msg":"code-2026-ok"}`, true},
+		{"a date in words", `{"d":"Invoice dated March 14, 2026."}`, false},
+		{"a date with the month abbreviated", `{"d":"Sat, 14 Mar 2026 10:20:26 GMT"}`, false},
+		{"a month and a year", `{"d":"since Sept. 2026"}`, false},
+		{"a Japanese date", `{"d":"2026年3月14日"}`, false},
+		{"a range of years", `{"d":"the 2025–2026 season"}`, false},
+		{"an ISO week", `{"d":"2026-W11"}`, false},
+		{"a year member", `{"year":2026,"month":3}`, false},
+		{"a year label", `{"d":"Year: 2026"}`, false},
+		{"the PIN after a label that is no year", `{"msg":"Code: 2026"}`, true},
+		{"the PIN after a word that is no month", `{"msg":"Mayor 2026"}`, true},
+		{"the PIN as a number named otherwise", `{"pin":2026,"month":3}`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,8 +207,8 @@ func TestDeclaredPinKeepsLaterDates(t *testing.T) {
 }
 
 // TestOrdinaryValue: what withholding a whole output keeps out of the
-// session's set, and what it lets in, by the engine's test and by the
-// shapes of the docs that FuzzSession's oracle reads.
+// session's set, and what it lets in, by the engine's test (hintedParts)
+// and by the shapes of the docs that FuzzSession's oracle reads.
 func TestOrdinaryValue(t *testing.T) {
 	tests := []struct {
 		v        string
@@ -209,20 +219,69 @@ func TestOrdinaryValue(t *testing.T) {
 		{"1.4.2", true}, {"19.99", true}, {"€19.99", true}, {"1,520.75", true}, {"-5.00", true},
 		{"2026", false}, {"0420", false}, {"sk_live_Zq81vT0pLm42", false}, {"4111 1111 1111 1111", false},
 		{"4111.1111.1111.1111", false}, {"123-45-6789", false}, {"+1 555 010 9999", false},
-		{"ada@example.com", false}, {"correct horse battery", false}, {"Tr0ub4dor&3", false},
-		{"Ada Lovelace", false}, {"Rua Augusta 12", false}, {"f%d0;%h", false}, {"", false},
-		{"58.3", true}, {"Inc.", true}, {"v1.2.3", true}, {"10.20.26.1", true}, {"1.520,75 €", true},
+		{"ada@example.com", false}, {"Tr0ub4dor&3", false},
+		{"f%d0;%h", false}, {"", false},
+		{"58.3", true}, {"Inc.", true}, {"v1.2.3", true}, {"1.520,75 €", true},
 		{"19,99", true}, {"2026-03-14 10:20:26+01:00", true}, {"9:15:00.125", true}, {"$ 5", true},
 		{"123.45.6789", false}, {"555.123.4567", false}, {"12 34:56", false}, {"a..b", false},
 		{"-word", false}, {"4,4711", false}, {"123456789.12", true}, {"1234567890.12", false}, {"123456789012.5", false},
 		{"NASA", true}, {"iPhone", false}, {"McDonald", false}, {"kQzXvBnMaSdFgHjK", false}, {"ABCDEFG", false},
 		{"NASAs", false}, {"Donaudampfschifffahrt", true}, {"abcdefghijklmnopqrstuvwxy", false}, {"Jean-Luc", true},
-		{"2026-03-14T", false}, {"10:3", false}, {"€€5", false}, {"1.2.3.4.5", false}, {"٤٤٧١.5", false},
+		{"2026-03-14T", false}, {"10:3", false}, {"€€55", false}, {"1.2.3.4.5", false}, {"٤٤٧١.5", false},
+		// Words of a value are read one by one: a value of ordinary words
+		// stays out, whoever wrote it; a name or a passphrase of ordinary
+		// words cannot be told from them.
+		{"is not", true}, {"Do not", true}, {"unverified!", true}, {"(suspicious)", true}, {`"blocked"`, true},
+		{"United States", true}, {"Free trial", true}, {"Ada Lovelace", true}, {"correct horse battery", true},
+		{"Rua Augusta 12", true}, {"Rua Augusta 2026", true}, {"PIN 4821", false}, {"card 4111 1111 1111 1111 on file", false},
+		{"IBAN DE89 3704 0044 0532 0130 00", false}, {"DATABASE_URL=postgres://app:S3cr3tPassw0rd@db.internal:5432/app", false},
+		{"SSN 123-45-6789.", false}, {"2025 2026", false}, {"10 20", false}, {"1 2", true},
+		// Shapes benign software writes.
+		{"in_progress", true}, {"PENDING_REVIEW", true}, {"pt_PT", true}, {"Europe/Lisbon", true},
+		{"America/Argentina/Buenos_Aires", true}, {"March 14, 2026", true}, {"Sat, 14 Mar 2026 10:20:26 GMT", true},
+		{"2026-03-14 10:20:26.123456+01", true}, {"2026-03-14 10:20:26.125 +0000 UTC", true}, {"USD 19.99", true},
+		{"12.5%", true}, {"100%", true}, {"1.4.2-beta.1", true}, {"2.0.0-rc.2", true}, {"application/json", true},
+		{"image/svg+xml", true}, {"10:30 AM", true}, {"+01:00", true},
+		// Shapes that look ordinary and are not.
+		{"10.20.26.1", false}, {"203.0.113.42", false}, {"4821-93-07", false}, {"2026-13-01", false}, {"25:61", false},
+		{"qwhz-mtkr-plsn-bvcx", false}, {"unsaid-unreal-flask", false}, {"qwhzmtkrplsnbvcx", false},
+		{"ACCOUNT_NOT_FOUND", false}, {"1.4.2-sk8Live", false}, {"Europe/kQzXvB", false}, {"foo/bar", false},
+		{"+23:00", false}, {"mother-in-law", false},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.ordinary, ordinaryValue(tt.v), "the engine on %q", tt.v)
+		assert.Equal(t, tt.ordinary, len(hintedParts(tt.v)) == 0 && tt.v != "", "the engine on %q", tt.v)
 		// FuzzSession's oracle reads the docs' shapes on its own.
 		assert.Equal(t, tt.ordinary, docOrdinary(tt.v), "the docs' shapes on %q", tt.v)
+	}
+}
+
+// TestHintedPartsJoinsWhatIsNotOrdinary: of a text withheld whole, what
+// joins the session's set is each word or group of digits that is not
+// ordinary, the value of KEY=value and a URL's password, and the text.
+func TestHintedPartsJoinsWhatIsNotOrdinary(t *testing.T) {
+	tests := []struct {
+		v    string
+		want []string
+	}{
+		{"Customer Ada Lovelace, SSN 123-45-6789, card 4111 1111 1111 1111, PIN 4821, one-time code 482193.",
+			[]string{"4111 1111 1111 1111", "123-45-6789", "4821", "482193"}},
+		{"DATABASE_URL=postgres://app:S3cr3tPassw0rd@db.internal:5432/app", []string{"postgres://app:S3cr3tPassw0rd@db.internal:5432/app", "S3cr3tPassw0rd"}},
+		{"Please pay to IBAN DE89 3704 0044 0532 0130 00 by Friday.", []string{"DE89 3704 0044 0532 0130 00"}},
+		{"pin=4821 ok", []string{"pin=4821", "4821"}},
+		{"pin:4821 ok, SSN:123-45-6789", []string{"pin:4821", "4821", "123-45-6789"}},
+	}
+	for _, tt := range tests {
+		got := hintedParts(tt.v)
+		require.NotEmpty(t, got, tt.v)
+		assert.Equal(t, strings.TrimSpace(tt.v), got[len(got)-1], "the value itself joins")
+		for _, w := range tt.want {
+			assert.Contains(t, got, w, "of %q", tt.v)
+		}
+		for _, p := range got[:len(got)-1] {
+			for _, ordinary := range []string{"Customer", "Ada", "Lovelace", "card", "PIN", "Friday", "IBAN"} {
+				assert.NotEqual(t, ordinary, p, "an ordinary word joined, of %q", tt.v)
+			}
+		}
 	}
 }
 

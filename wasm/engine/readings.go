@@ -15,7 +15,9 @@ import (
 // a match goes as the characters it was read from. A text is also read
 // without HTML's invisible break element, <wbr>, which mail templates put
 // inside long words, addresses and numbers, and with the xn-- labels of
-// domain names as the Unicode they stand for (punycode.go).
+// domain names as the Unicode they stand for (punycode.go), and with a
+// list of byte values a log line holds (Go's %v of a []byte) as the bytes
+// it lists.
 
 // cp1252 maps the characters Windows-1252 gives the bytes 0x80 to 0x9F
 // to those bytes; the rest of Latin-1 is its own code point.
@@ -183,22 +185,65 @@ func (r *reading) withoutWbr(str string) bool {
 	return true
 }
 
+// byteValues reads the bytes str writes as byte values in brackets, one
+// space between them, as Go's %v writes a []byte ([115 107 95 …]): four or
+// more integers 0 to 255. A byte is read from its number. It reports
+// whether str held such a list.
+func (r *reading) byteValues(str string) bool {
+	r.reset()
+	for i := strings.IndexByte(str, '['); i >= 0; {
+		j := i + 1
+		start := len(r.bytes)
+		for {
+			n := digitRun(str[j:])
+			if n < 1 || n > 3 {
+				break
+			}
+			v := atoiDigits(str[j : j+n])
+			if v > 255 {
+				break
+			}
+			r.add(byte(v), j, j+n)
+			j += n
+			if j < len(str) && str[j] == ' ' {
+				j++
+				continue
+			}
+			break
+		}
+		if j >= len(str) || str[j] != ']' || len(r.bytes)-start < minByteArray {
+			r.bytes, r.at, r.end = r.bytes[:start], r.at[:start], r.end[:start]
+		} else {
+			// A list of its own: a value does not run on into the next.
+			r.add(0, j, j)
+		}
+		k := strings.IndexByte(str[j:], '[')
+		if k < 0 {
+			break
+		}
+		i = j + k
+	}
+	return len(r.bytes) > 0
+}
+
 // eachReadingMatch calls f with the span of str that a match in one of
 // its readings was read from. It reports false when matching cost more
 // than its budget.
 func (s *scrubber) eachReadingMatch(str string, f func(a, b int) bool) bool {
 	multibyte := hasMultibyte(str)
-	if !multibyte && strings.IndexByte(str, '<') < 0 && strings.Index(str, "-") < 0 {
+	if !multibyte && strings.IndexByte(str, '<') < 0 && strings.Index(str, "-") < 0 && strings.IndexByte(str, '[') < 0 {
 		return true
 	}
 	var r reading
-	for k := 0; k < 5; k++ {
+	for k := 0; k < 6; k++ {
 		var read bool
 		switch {
 		case k == 3:
 			read = r.withoutWbr(str)
 		case k == 4:
 			read = r.withPunycode(str)
+		case k == 5:
+			read = r.byteValues(str)
 		case !multibyte:
 			continue
 		case k == 0:

@@ -24,6 +24,7 @@ var readingsWords = []string{
 	"Привет", "мир", "заказ", "Καλημέρα", "κόσμε", "مرحبا", "بالعالم", "ÅŸ", "JÃ¼rgen", "MÃ¼ller", "GrÃ¶ÃŸe",
 	"2026-03-14", "19.99", "ORD-2026-0314", "10:20:26", "active", "English", "status", "ok",
 	"inter<wbr>national", "https://xn--mnchen-3ya.de/", "xn--e1afmkfd.xn--p1ai", "xn--", "xn--zz!", "https://exam<wbr>ple.org/very<wbr />long", "<WBR/>", "<b>bold</b>",
+	"[3 1 4 1 5 9]", "[200 404 500 503]", "[10 20 30 40]", "[115 107]",
 }
 
 // TestReadingsKeepOrdinaryOutputs counts the ordinary outputs (prose of

@@ -104,7 +104,7 @@ func (s *scrubber) contains(str string) bool {
 // across consecutive strings of one of its objects or arrays, or in the
 // bytes of an array of byte values (byteArrayHolds).
 func (s *scrubber) jsonSplit(str string) bool {
-	if !looksLikeJSON(str) || len(s.skels) == 0 && strings.IndexByte(str, '[') < 0 {
+	if !looksLikeJSON(str) || len(s.skels) == 0 && strings.IndexByte(str, '[') < 0 && !strings.Contains(str, `"0"`) {
 		return false
 	}
 	tr, err := parseTree(str)
@@ -380,7 +380,7 @@ func (s *scrubber) scrubTree(tr *tree, depth int) string {
 	drop := make([]bool, len(tr.nodes))
 	for i := 1; i < len(tr.nodes); {
 		n := &tr.nodes[i]
-		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.numberHolds(tr.text(i)) || s.byteArrayHolds(tr, i) {
+		if tr.nodes[n.parent].kind == kObject && s.contains(tr.key(i)) || n.kind == kNumber && s.numberHolds(tr.text(i)) && !yearMember(tr, i) || s.byteArrayHolds(tr, i) {
 			drop[i] = true
 			i = int(n.next)
 			continue

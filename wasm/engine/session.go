@@ -112,9 +112,14 @@ func (e *Engine) mayRepeat(data string, isJSON bool) bool {
 }
 
 // byteListsHold reports whether the JSON text data has an array of byte
-// values whose bytes hold a value of s (byteArrayHolds). Only a text with
-// an array that starts with a digit is parsed.
+// values, or an object of them by index, whose bytes hold a value of s
+// (byteArrayHolds). Only a text with an array that starts with a digit,
+// or a member named "0", is parsed.
 func byteListsHold(data string, s *scrubber) bool {
+	if strings.Contains(data, `"0"`) {
+		tr, err := parseTree(data)
+		return err != nil || s.byteArrays(tr, func(int) bool { return true })
+	}
 	for i := strings.IndexByte(data, '['); i >= 0; {
 		j := i + 1
 		for j < len(data) && (data[j] == ' ' || data[j] == '\n' || data[j] == '\r' || data[j] == '\t') {

@@ -112,71 +112,119 @@ func keyLike(w string) bool {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-// secretLike reports whether a value withheld only because its whole
-// output was (a sensitiveHint without a schema says nothing of which of it
-// is sensitive) may be a secret or an identifier, and so joins the
-// session's set. It fails closed: every value does but what is plainly
-// ordinary (ordinaryValue), so that withholding a profile whole does not
-// strip "active", "English" or "Portugal" from every later output, nor let
-// whoever writes into such an output choose words to censor, while a key,
-// a PIN, a card number, an address, a name or a passphrase still joins.
-func secretLike(v string) bool { return !ordinaryValue(strings.TrimSpace(v)) }
-
-// secretLikeNumber is secretLike for a JSON number: an integer of four
-// digits or more (a PIN, an account number written as a number), not an
-// amount or a measure with a fraction or an exponent.
+// secretLikeNumber reports whether a JSON number withheld only because
+// its whole output was may be a secret or an identifier, and so joins the
+// session's set: an integer of four digits or more (a PIN, an account
+// number written as a number), also when written with a fraction of
+// zeros (88231907.0, as a float column writes it), but for a year (four
+// digits from 1900 to 2099, yearValue); not an amount or a measure with
+// a fraction or an exponent.
 func secretLikeNumber(text string) bool {
 	plain := strings.TrimPrefix(text, "-")
-	return len(plain) >= minScrubLength && allDigits(plain)
+	if whole, fraction, ok := strings.Cut(plain, "."); ok && fraction != "" && strings.Trim(fraction, "0") == "" {
+		plain = whole
+	}
+	return len(plain) >= minScrubLength && allDigits(plain) && !yearValue(plain)
 }
 
 // ordinaryValue reports whether v is plainly ordinary, one of the shapes
 // docs/agent-view.md lists and nothing more: a word (ordinaryWord), a
-// date with or without a time (dateValue), a time (clockValue), a
-// version (versionValue) or an amount (amountValue). Digits are ASCII
-// digits; anything else fails closed, and joins the session's set.
+// date with or without a time (dateValue), a time with or without a zone
+// (clockZoneValue), a zone's offset (zoneValue), a version
+// (versionValue), an amount (amountValue), a percentage (percentValue),
+// a MIME type (mimeValue) or a time zone's name (zoneIDValue). Digits are
+// ASCII digits; anything else fails closed, and joins the session's set.
 func ordinaryValue(v string) bool {
-	return v != "" && (ordinaryWord(v) || dateValue(v) || clockValue(v) || versionValue(v) || amountValue(v))
+	return v != "" && (ordinaryWord(v) || dateValue(v) || clockZoneValue(v) || zoneValue(v) || versionValue(v) ||
+		amountValue(v) || percentValue(v) || mimeValue(v) || zoneIDValue(v))
 }
 
 // ordinaryWord reports whether v is a word of letters (and the marks
-// that go on them), with one apostrophe, hyphen or point between letters
-// and a point at its end: active, English, São, O'Brien, well-known,
-// Inc. Each part between those is written as words are: in small
-// letters, or a capital then small letters, or in capitals up to
-// maxAcronym of them (NASA); a part that mixes them otherwise (kQzXvB, a
-// key of letters) is no word. At most maxWordLetters letters in all.
+// that go on them), with apostrophes, points and one hyphen or underscore
+// between letters, and a point at its end: active, English, São, O'Brien,
+// well-known, Inc., in_progress, pt_PT. Each part between those is
+// written as words are: in small letters, or a capital then small
+// letters, or in capitals, up to maxAcronym of them (NASA) unless the
+// word is two parts an underscore alone joins (PENDING_REVIEW); a part
+// that mixes them otherwise (kQzXvB, a key of letters) is no word. Two
+// hyphens or underscores make a passphrase (qwhz-mtkr-plsn-bvcx,
+// unsaid-unreal-flask), not a word; so does a run of ten ASCII letters or
+// more with fewer than one vowel (a, e, i, o, u, y) in five
+// (qwhzmtkrplsnbvcx). At most maxWordLetters letters in all.
 func ordinaryWord(v string) bool {
-	const start, letter, sep = 0, 1, 2
-	prev, letters, part, capitals := start, 0, 0, 0
-	for _, r := range v {
+	body := strings.TrimSuffix(v, ".")
+	if body == "" || strings.Count(body, "-")+strings.Count(body, "_") > 1 {
+		return false
+	}
+	snake := strings.Contains(body, "_") && !strings.ContainsAny(body, "'’.-")
+	letters := 0
+	for _, part := range strings.FieldsFunc(body, func(r rune) bool { return strings.ContainsRune("'’.-_", r) }) {
+		n, ok := wordPart(part, snake)
+		if !ok {
+			return false
+		}
+		letters += n
+	}
+	// FieldsFunc drops empty parts: a separator at an end or two in a
+	// row is no word.
+	for k, r := range body {
+		if strings.ContainsRune("'’.-_", r) {
+			next, _ := utf8.DecodeRuneInString(body[k+utf8.RuneLen(r):])
+			if k == 0 || k+utf8.RuneLen(r) == len(body) || strings.ContainsRune("'’.-_", next) {
+				return false
+			}
+		}
+	}
+	return letters <= maxWordLetters
+}
+
+// wordPart reports whether part is written as a word's part is, and how
+// many letters it holds. snake: the word is two parts an underscore
+// alone joins, whose capitals are not counted.
+func wordPart(part string, snake bool) (int, bool) {
+	letters, capitals := 0, 0
+	// run and vowels: the run of ASCII letters that ends here, and its
+	// vowels.
+	run, vowels := 0, 0
+	prevLetter := false
+	endRun := func() bool {
+		ok := run < 10 || 5*vowels >= run
+		run, vowels = 0, 0
+		return ok
+	}
+	for _, r := range part {
 		switch {
 		case unicode.IsLetter(r):
 			if unicode.IsUpper(r) || unicode.IsTitle(r) {
-				capitals++
-				if part > 0 && capitals <= part { // a capital after a small letter
-					return false
+				if letters > capitals { // a capital after a small letter
+					return 0, false
 				}
+				capitals++
 			} else if capitals > 1 { // a small letter after two capitals
-				return false
+				return 0, false
 			}
-			part++
+			if r < utf8.RuneSelf {
+				run++
+				if strings.ContainsRune("aeiouyAEIOUY", r) {
+					vowels++
+				}
+			} else if !endRun() {
+				return 0, false
+			}
 			letters++
-			prev = letter
-		case unicode.Is(unicode.Mn, r) && prev == letter:
-		case strings.ContainsRune("'’-.", r) && prev == letter:
-			if capitals > 1 && capitals > maxAcronym {
-				return false
+			prevLetter = true
+		case unicode.Is(unicode.Mn, r) && prevLetter:
+			if !endRun() {
+				return 0, false
 			}
-			prev, part, capitals = sep, 0, 0
 		default:
-			return false
+			return 0, false
 		}
 	}
-	if capitals > 1 && capitals > maxAcronym || letters > maxWordLetters {
-		return false
+	if !endRun() || capitals > 1 && capitals > maxAcronym && !snake {
+		return 0, false
 	}
-	return prev == letter || prev == sep && strings.HasSuffix(v, ".")
+	return letters, letters > 0
 }
 
 // maxAcronym is the most capitals a part of an ordinary word holds when
@@ -197,7 +245,9 @@ func digitRun(v string) int {
 // month and a day of one or two, or a day and a month then the year,
 // joined by -, / or . (2026-03-14, 14/03/2026, 14.03.2026); then, after a
 // T or a space, a time (clockValue) and a zone: Z, or + or - and hours
-// and minutes (2026-03-14T10:20:26Z, 2026-03-14 10:20:26+01:00).
+// and hours, or hours and minutes (2026-03-14T10:20:26Z,
+// 2026-03-14 10:20:26+01:00, 2026-03-14 10:20:26.123456+01). The month
+// is 1 to 12 and the day 1 to 31.
 func dateValue(v string) bool {
 	var groups [3]int
 	rest := v
@@ -218,6 +268,25 @@ func dateValue(v string) bool {
 	if !(groups[0] == 4 && short(groups[1]) && short(groups[2]) || short(groups[0]) && short(groups[1]) && groups[2] == 4) {
 		return false
 	}
+	// A month and a day: 1 to 12 and 1 to 31, in either order when the
+	// year is last (14/03/2026, 03/14/2026); 4821-93-07 is no date.
+	num := func(s string) int {
+		n := 0
+		for i := 0; i < len(s) && isDigit(s[i]); i++ {
+			n = 10*n + int(s[i]-'0')
+		}
+		return n
+	}
+	a := num(v[groups[0]+1:])
+	b := num(v[groups[0]+groups[1]+2:])
+	if groups[0] != 4 {
+		x, y := num(v), a
+		if x < 1 || y < 1 || !(x <= 12 && y <= 31 || y <= 12 && x <= 31) {
+			return false
+		}
+	} else if a < 1 || a > 12 || b < 1 || b > 31 {
+		return false
+	}
 	if rest == "" {
 		return true
 	}
@@ -228,7 +297,7 @@ func dateValue(v string) bool {
 	if z := strings.IndexAny(rest, "Z+-"); z >= 0 {
 		zone := rest[z:]
 		rest = rest[:z]
-		if zone != "Z" && !zoneOffset(zone[1:]) {
+		if zone != "Z" && !zoneValue(zone) {
 			return false
 		}
 	}
@@ -241,19 +310,19 @@ func zoneOffset(v string) bool {
 	return len(v) == 4 && digitRun(v) == 4 || len(v) == 5 && digitRun(v) == 2 && v[2] == ':' && digitRun(v[3:]) == 2
 }
 
-// clockValue reports whether v is a time: hours of one or two digits, and
-// minutes, and seconds with a fraction of up to nine digits, each of two
-// (10:30, 9:15:00, 10:20:26.125).
+// clockValue reports whether v is a time: hours of one or two digits up
+// to 23, and minutes, and seconds with a fraction of up to nine digits,
+// each of two up to 59 (10:30, 9:15:00, 10:20:26.125).
 func clockValue(v string) bool {
 	h := digitRun(v)
-	if h < 1 || h > 2 || len(v) < h+3 || v[h] != ':' || digitRun(v[h+1:]) != 2 {
+	if h < 1 || h > 2 || len(v) < h+3 || v[h] != ':' || digitRun(v[h+1:]) != 2 || atoiDigits(v[:h]) > 23 || v[h+1] > '5' {
 		return false
 	}
 	rest := v[h+3:]
 	if rest == "" {
 		return true
 	}
-	if rest[0] != ':' || digitRun(rest[1:]) != 2 {
+	if rest[0] != ':' || digitRun(rest[1:]) != 2 || rest[1] > '5' {
 		return false
 	}
 	rest = rest[3:]
@@ -264,17 +333,133 @@ func clockValue(v string) bool {
 	return rest[0] == '.' && f >= 1 && f <= 9 && len(rest) == f+1
 }
 
-// versionValue reports whether v is a version: two to four groups of one
-// to three digits joined by points, after a v or not (1.4.2, v2.10,
-// 10.20.26.1).
+// atoiDigits returns the value of the ASCII digits d.
+func atoiDigits(d string) int {
+	n := 0
+	for i := 0; i < len(d); i++ {
+		n = 10*n + int(d[i]-'0')
+	}
+	return n
+}
+
+// versionValue reports whether v is a version: two or three groups of one
+// to three digits joined by points, after a v or not (1.4.2, v2.10), and
+// after a hyphen a pre-release, identifiers of letters (up to ten) or of
+// digits (up to three) joined by points (1.4.2-beta.1, 2.0.0-rc.2). Four
+// groups are an IPv4 address as often as a version, and are none.
 func versionValue(v string) bool {
 	v = strings.TrimPrefix(v, "v")
+	v, pre, hasPre := strings.Cut(v, "-")
 	groups := strings.Split(v, ".")
-	if len(groups) < 2 || len(groups) > 4 {
+	if len(groups) < 2 || len(groups) > 3 {
 		return false
 	}
 	for _, g := range groups {
 		if n := digitRun(g); n < 1 || n > 3 || n != len(g) {
+			return false
+		}
+	}
+	if !hasPre {
+		return true
+	}
+	for _, id := range strings.Split(pre, ".") {
+		letters := 0
+		for letters < len(id) && isLetter(id[letters]) {
+			letters++
+		}
+		if !(letters == len(id) && letters >= 1 && letters <= 10) && !(digitRun(id) == len(id) && len(id) >= 1 && len(id) <= 3) {
+			return false
+		}
+	}
+	return true
+}
+
+// clockZoneValue reports whether v is a time (clockValue), then Z or a
+// zone's offset (zoneValue) or none: 10:20:26Z, 10:20:26.123456+01.
+func clockZoneValue(v string) bool {
+	if z := strings.IndexAny(v, "Z+-"); z >= 0 {
+		return clockValue(v[:z]) && (v[z:] == "Z" || zoneValue(v[z:]))
+	}
+	return clockValue(v)
+}
+
+// zoneValue reports whether v is a zone's offset: + or -, then hours of
+// two digits up to 14, and minutes 00, 15, 30 or 45 after a colon or not
+// (+01, +0000, -03:30).
+func zoneValue(v string) bool {
+	if len(v) < 3 || v[0] != '+' && v[0] != '-' {
+		return false
+	}
+	v = v[1:]
+	if digitRun(v) < 2 || (v[0]-'0')*10+(v[1]-'0') > 14 {
+		return false
+	}
+	if len(v) == 2 {
+		return true
+	}
+	if !zoneOffset(v) {
+		return false
+	}
+	m := v[len(v)-2:]
+	return m == "00" || m == "15" || m == "30" || m == "45"
+}
+
+// percentValue reports whether v is a percentage: one to three digits, a
+// fraction of one or two after a point or none, and % (12.5%, 100%).
+func percentValue(v string) bool {
+	v, ok := strings.CutSuffix(v, "%")
+	if !ok {
+		return false
+	}
+	whole, fraction, hasFraction := strings.Cut(v, ".")
+	if n := digitRun(whole); n < 1 || n > 3 || n != len(whole) {
+		return false
+	}
+	n := digitRun(fraction)
+	return !hasFraction || n >= 1 && n <= 2 && n == len(fraction)
+}
+
+// mimeTops are the top-level types of MIME types.
+var mimeTops = []string{"application", "audio", "font", "image", "message", "model", "multipart", "text", "video"}
+
+// mimeValue reports whether v is a MIME type: a top-level type IANA
+// registers, then a subtype of small letters, digits, points, hyphens and
+// plus signs (application/json, image/svg+xml).
+func mimeValue(v string) bool {
+	top, sub, ok := strings.Cut(v, "/")
+	if !ok || sub == "" || !slices.Contains(mimeTops, top) {
+		return false
+	}
+	for i := 0; i < len(sub); i++ {
+		if c := sub[i]; !(c >= 'a' && c <= 'z' || isDigit(c) || c == '.' || c == '-' || c == '+') {
+			return false
+		}
+	}
+	return true
+}
+
+// zoneAreas are the areas of the time zone database's names.
+var zoneAreas = []string{"Africa", "America", "Antarctica", "Arctic", "Asia", "Atlantic", "Australia", "Europe", "Indian", "Pacific"}
+
+// zoneIDValue reports whether v is a time zone's name: an area of the
+// time zone database, then one or two places, each a capital then
+// letters with underscores or hyphens between words (Europe/Lisbon,
+// America/Argentina/Buenos_Aires, America/Port-au-Prince).
+func zoneIDValue(v string) bool {
+	parts := strings.Split(v, "/")
+	if len(parts) < 2 || len(parts) > 3 || !slices.Contains(zoneAreas, parts[0]) {
+		return false
+	}
+	for _, p := range parts[1:] {
+		if p == "" || !isUpper(p[0]) {
+			return false
+		}
+		for _, w := range strings.FieldsFunc(p, func(r rune) bool { return r == '_' || r == '-' }) {
+			if n, ok := wordPart(w, false); !ok || n > maxWordLetters {
+				return false
+			}
+		}
+		if strings.Contains(p, "__") || strings.HasSuffix(p, "_") || strings.HasSuffix(p, "-") {
 			return false
 		}
 	}

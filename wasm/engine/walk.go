@@ -61,7 +61,7 @@ type walker struct {
 	deep bool
 	// hinted: what is withheld is withheld only because the whole output
 	// was (sensitiveHint without a schema), so only what looks like a
-	// secret or an identifier (secretLike) joins the session's set; the
+	// secret or an identifier (hintedParts) joins the session's set; the
 	// rest is removed from this view alone.
 	hinted bool
 	// cuts lists, by string node, the spans of values split across it
@@ -288,7 +288,7 @@ func (w *walker) withholdNames() bool {
 			}
 			n := &tr.nodes[i]
 			if p := n.parent; p >= 0 && tr.nodes[p].kind == kObject && !w.t.publicName(tr.key(i)) && holds(tr.key(i)) ||
-				n.kind == kNumber && s.numberHolds(tr.text(i)) || s.byteArrayHolds(tr, i) {
+				n.kind == kNumber && s.numberHolds(tr.text(i)) && !yearMember(tr, i) || s.byteArrayHolds(tr, i) {
 				w.withhold(i)
 				found = true
 				i = int(n.next)
