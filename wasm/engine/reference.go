@@ -251,6 +251,11 @@ func (w *walker) reference(i int, where refPlace) {
 	visible := where == refInPlace
 	shown := where != refWithheld || w.mode == textMode
 	tr := w.tr
+	// A reference's fields are declared what they are: they join the
+	// session's set whole, however its output was withheld.
+	hinted := w.hinted
+	w.hinted = false
+	defer func() { w.hinted = hinted }()
 	tr.children(i, func(j int) {
 		switch key := tr.key(j); strings.ToLower(key) {
 		case "type", "label", "ttl":
