@@ -211,6 +211,7 @@ func (w *walker) listReferences(b []byte, s *scrubber) []byte {
 // view changes; the rest can be copied as whole spans.
 func (w *walker) markDirty() {
 	w.dirty = make([]bool, len(w.tr.nodes))
+	w.searchChildren = false
 	mark := func(i int) {
 		for p := i; p >= 0 && !w.dirty[p]; p = int(w.tr.nodes[p].parent) {
 			w.dirty[p] = true
@@ -313,7 +314,13 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	if w.act[i] == reduce {
 		return appendSecretReference(b, w.refs[w.refAt[i]], s)
 	}
-	if !w.dirty[i] {
+	container := n.kind == kObject || n.kind == kArray
+	// A string is searched once, by its scrub, which finds what the
+	// search of its span would and removes it; one that may be JSON text
+	// is scrubbed only when the search of its span finds something.
+	filter := !w.dirty[i] && (!container || !w.searchChildren) &&
+		(n.kind != kString || looksLikeJSON(tr.str(i)))
+	if filter {
 		// A span with no escapes holds each string and member name as its
 		// characters and has no other decoding, so a search of its bytes
 		// finds every withheld value in it.
@@ -325,13 +332,32 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	switch n.kind {
 	case kString:
 		if c, ok := w.scrubString(i, s); ok {
+			w.rewritten++
 			return jsonx.AppendString(b, c)
 		}
 		return append(b, tr.src[n.start:n.end]...)
 	case kObject, kArray:
+		// Its span holds something, or was not searched: a container in
+		// it is searched part by part, and so is each after one in which
+		// a string was rewritten (an output repeats one shape: where one
+		// record echoes a value, the next likely does), while one after a
+		// container that was copied unchanged is searched whole first. A
+		// search of a whole span that finds something is found again by
+		// the searches of its parts.
+		hot := true
 		return tr.appendContainer(b, i,
 			func(j int) bool { return w.act[j] == withhold || w.act[j] == drop },
-			func(b []byte, j int) []byte { return w.emit(b, j, s) })
+			func(b []byte, j int) []byte {
+				k := tr.nodes[j].kind
+				if k != kObject && k != kArray {
+					return w.emit(b, j, s)
+				}
+				before := w.rewritten
+				w.searchChildren = hot
+				b = w.emit(b, j, s)
+				hot = w.rewritten > before
+				return b
+			})
 	default:
 		return append(b, tr.src[n.start:n.end]...)
 	}
