@@ -113,8 +113,10 @@ func (w *walker) renderResult(notice, meta []byte, s *scrubber) []byte {
 // written first, so that the view's buffer is made its exact size once: a
 // view of a large output is as large, and the engine's memory only grows.
 func (w *walker) renderValue(notice, meta []byte, s *scrubber) []byte {
-	const structured = `,"structuredContent":`
 	visible := w.act[0] == keep
+	if k := w.tr.nodes[0].kind; visible && (k == kObject || k == kArray) {
+		return w.renderJSONValue(notice, meta, s, k == kObject)
+	}
 	object := visible && w.tr.nodes[0].kind == kObject
 	var value, text []byte
 	if visible {
@@ -134,7 +136,7 @@ func (w *walker) renderValue(notice, meta []byte, s *scrubber) []byte {
 		size += len(",") + textContentLen(text)
 	}
 	if object {
-		size += len(structured) + len(value)
+		size += len(structuredMember) + len(value)
 	}
 	b := make([]byte, 0, size)
 	b = append(b, callToolResultStart...)
@@ -146,8 +148,59 @@ func (w *walker) renderValue(notice, meta []byte, s *scrubber) []byte {
 	b = append(b, refs...)
 	b = append(b, ']')
 	if object {
-		b = append(b, structured...)
+		b = append(b, structuredMember...)
 		b = append(b, value...)
+	}
+	b = appendMeta(append(b, ','), MetaKey, meta)
+	return append(b, '}')
+}
+
+// structuredMember opens the structuredContent member of a
+// CallToolResult, after the member before it.
+const structuredMember = `,"structuredContent":`
+
+// renderJSONValue is renderValue for a kept object or array, written in
+// one buffer: the value is emitted where its text goes, moved to where it
+// ends up (as structuredContent when it is an object), and its text
+// written before it from there. A call's peak then holds the view once,
+// not the value beside a view that holds it twice.
+func (w *walker) renderJSONValue(notice, meta []byte, s *scrubber, object bool) []byte {
+	src := len(w.tr.src)
+	// The value is about the output's size; its text escapes its quotes.
+	guess := len(callToolResultStart) + textContentLen(notice) + len(",") + len(`{"type":"text","text":""}`) + src + src/8 +
+		len("]") + len(structuredMember) + src + len(",") + metaLen(MetaKey, meta) + len("}") + 256
+	b := make([]byte, 0, guess)
+	b = append(b, callToolResultStart...)
+	b = appendTextContent(b, notice)
+	b = append(b, ',')
+	p := len(b)
+	b = w.emit(b, 0, s)
+	v := len(b) - p
+	refs := w.listReferences(nil, s)
+	textLen := textContentLen(b[p:])
+	// Where the value goes: as structuredContent, after its text, the
+	// references and the end of content; else just past its text, for as
+	// long as the text is written from it.
+	at := p + textLen
+	if object {
+		at += len(refs) + len("]") + len(structuredMember)
+	}
+	need := max(at+v, p+textLen+len(refs)+len("]")) + len(",") + metaLen(MetaKey, meta) + len("}")
+	if cap(b) < need {
+		nb := make([]byte, len(b), need)
+		copy(nb, b)
+		b = nb
+	}
+	b = b[:max(len(b), at+v)]
+	copy(b[at:at+v], b[p:p+v])
+	// The text lies before the value's new place: nothing it writes is
+	// read after.
+	b = appendTextContent(b[:p], b[at:at+v])
+	b = append(b, refs...)
+	b = append(b, ']')
+	if object {
+		b = append(b, structuredMember...)
+		b = b[:at+v]
 	}
 	b = appendMeta(append(b, ','), MetaKey, meta)
 	return append(b, '}')
