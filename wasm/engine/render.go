@@ -114,8 +114,8 @@ func (w *walker) renderResult(notice, meta []byte, s *scrubber) []byte {
 // view of a large output is as large, and the engine's memory only grows.
 func (w *walker) renderValue(notice, meta []byte, s *scrubber) []byte {
 	visible := w.act[0] == keep
-	if k := w.tr.nodes[0].kind; visible && (k == kObject || k == kArray) {
-		return w.renderJSONValue(notice, meta, s, k == kObject)
+	if visible && w.tr.nodes[0].kind == kObject {
+		return w.renderObject(notice, meta, s)
 	}
 	object := visible && w.tr.nodes[0].kind == kObject
 	var value, text []byte
@@ -159,12 +159,13 @@ func (w *walker) renderValue(notice, meta []byte, s *scrubber) []byte {
 // CallToolResult, after the member before it.
 const structuredMember = `,"structuredContent":`
 
-// renderJSONValue is renderValue for a kept object or array, written in
-// one buffer: the value is emitted where its text goes, moved to where it
-// ends up (as structuredContent when it is an object), and its text
-// written before it from there. A call's peak then holds the view once,
-// not the value beside a view that holds it twice.
-func (w *walker) renderJSONValue(notice, meta []byte, s *scrubber, object bool) []byte {
+// renderObject is renderValue for a kept object, written in one buffer:
+// the value is emitted where its text goes, moved to where it ends up as
+// structuredContent, and its text written before it from there. A call's
+// peak then holds the view once, not the value beside a view that holds
+// it twice. (An array's view holds it once, as text: the value beside it
+// costs no more.)
+func (w *walker) renderObject(notice, meta []byte, s *scrubber) []byte {
 	src := len(w.tr.src)
 	// The value is about the output's size; its text escapes its quotes.
 	guess := len(callToolResultStart) + textContentLen(notice) + len(",") + len(`{"type":"text","text":""}`) + src + src/8 +
@@ -177,16 +178,10 @@ func (w *walker) renderJSONValue(notice, meta []byte, s *scrubber, object bool) 
 	b = w.emit(b, 0, s)
 	v := len(b) - p
 	refs := w.listReferences(nil, s)
-	textLen := textContentLen(b[p:])
-	// Where the value goes: as structuredContent, after its text, the
-	// references and the end of content; else just past its text, for as
-	// long as the text is written from it.
-	at := p + textLen
-	if object {
-		at += len(refs) + len("]") + len(structuredMember)
-	}
-	need := max(at+v, p+textLen+len(refs)+len("]")) + len(",") + metaLen(MetaKey, meta) + len("}")
-	if cap(b) < need {
+	// Where the value goes: after its text, the references, the end of
+	// content and the member's name.
+	at := p + textContentLen(b[p:]) + len(refs) + len("]") + len(structuredMember)
+	if need := at + v + len(",") + metaLen(MetaKey, meta) + len("}"); cap(b) < need {
 		nb := make([]byte, len(b), need)
 		copy(nb, b)
 		b = nb
@@ -198,10 +193,8 @@ func (w *walker) renderJSONValue(notice, meta []byte, s *scrubber, object bool) 
 	b = appendTextContent(b[:p], b[at:at+v])
 	b = append(b, refs...)
 	b = append(b, ']')
-	if object {
-		b = append(b, structuredMember...)
-		b = b[:at+v]
-	}
+	b = append(b, structuredMember...)
+	b = b[:at+v]
 	b = appendMeta(append(b, ','), MetaKey, meta)
 	return append(b, '}')
 }
