@@ -176,8 +176,7 @@ func eachEncodedMention(str string, extraDepth, depth int, f func(a, b int)) boo
 		// Read in place: mayMention keeps nothing of it.
 		s := unsafe.String(unsafe.SliceData(decoded), len(decoded))
 		found := false
-		asText, asLatin1 := decodedMayMention(decoded)
-		may := asText && mayMention(s)
+		may := mayMention(s)
 		if may {
 			spans, ok := mentionsAt(string(decoded), extraDepth, depth+1)
 			found, over = len(spans) > 0, over || !ok
@@ -185,7 +184,7 @@ func eachEncodedMention(str string, extraDepth, depth int, f func(a, b int)) boo
 		// Read as Latin-1 the bytes have the same escapes, words and runs
 		// of base64 as in UTF-8 (they are ASCII, in the same order): only
 		// their skeleton can differ.
-		if !found && asLatin1 {
+		if !found && !utf8.Valid(decoded) && (may || latin1MayFoldToReference(decoded)) {
 			// Bytes that are no UTF-8 may be Latin-1 (btoa).
 			latin = appendLatin1(latin[:0], decoded)
 			if s := unsafe.String(unsafe.SliceData(latin), len(latin)); mayMention(s) {
@@ -199,71 +198,6 @@ func eachEncodedMention(str string, extraDepth, depth int, f func(a, b int)) boo
 		return !over
 	})
 	return ok && !over
-}
-
-// decodedMayMention is a fast, sound test, in one pass over the bytes a
-// run decodes to, for what eachEncodedMention asks of them: asText is
-// false only when mayMention of them is, and asLatin1 only when they are
-// UTF-8 or mayMention of them read as Latin-1 is false. Either reading
-// names secret_reference only through an escape, a run of an encoding
-// (mayEncodeMention; the ASCII bytes are the same in both), a character
-// of three bytes or more (which mayFoldToReference does not count), or a
-// skeleton with the letters of "reference" (the ASCII ones count in both
-// readings; a byte past ASCII counts as the character of two bytes it
-// starts, or, read as Latin-1, as the character of its value).
-func decodedMayMention(b []byte) (asText, asLatin1 bool) {
-	t := foldTables()
-	var ascii, text, latin refCounts
-	escape, long, valid := false, false, true
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			ascii[t.ascii[c]]++
-			if escapeLead[c] == leadEscape || c == '=' && isQPEscape(unsafe.String(unsafe.SliceData(b), len(b)), i) {
-				escape = true
-			}
-			i++
-			continue
-		}
-		if c >= 0xc2 && c <= 0xdf && i+1 < len(b) && b[i+1]&0xc0 == 0x80 {
-			text.add(&t.two[rune(c&0x1f)<<6|rune(b[i+1]&0x3f)-utf8.RuneSelf])
-			latin.add(&t.two[rune(c)-utf8.RuneSelf])
-			latin.add(&t.two[rune(b[i+1])-utf8.RuneSelf])
-			i += 2
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size <= 1 {
-			valid = false
-			size = 1
-		} else {
-			long = true
-		}
-		for _, x := range b[i : i+size] {
-			latin.add(&t.two[rune(x)-utf8.RuneSelf])
-		}
-		i += size
-	}
-	for k := 1; k < len(ascii); k++ {
-		text[k] += ascii[k]
-		latin[k] += ascii[k]
-	}
-	if escape {
-		return true, !valid
-	}
-	if text.all() || long {
-		asText = true
-	}
-	if !valid && latin.all() {
-		asLatin1 = true
-	}
-	if asText && (asLatin1 || valid) {
-		return asText, asLatin1
-	}
-	if mayEncodeMention(unsafe.String(unsafe.SliceData(b), len(b))) {
-		return true, !valid
-	}
-	return asText, asLatin1
 }
 
 // appendLatin1 appends bytes read as ISO 8859-1, in UTF-8.
