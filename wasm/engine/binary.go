@@ -74,20 +74,26 @@ func eachEncodedOutside(text string, budget *int, gone [][2]int, f func(a, b int
 		}
 		// Most runs are words: one look at each byte says whether the
 		// run is long enough, or a byte of hex before a separator.
-		a := i
+		a, hexes := i, 0
 		for i < len(text) && b64[text[i]] >= 0 {
+			hexes += int(hexOrSeparator[text[i]] >> 1)
 			i++
 		}
 		short := i-a < minBase64
 		if short && !mayBeHex(text, a) {
 			continue
 		}
+		runEnd := i
 		body, end, looks := base64Run(text, a)
 		i = max(i, end)
+		// Four bytes of hex take eight digits: a run with fewer holds
+		// none, unless it goes on past a ':' or a space, or onto the
+		// next line.
+		hexInRun := hexes >= 8 || i > runEnd+2 || runEnd < len(text) && (text[runEnd] == ':' || text[runEnd] == ' ')
 		// Hex wherever a run of hex digits starts in the run (after a
 		// path's slash, a prefix's underscore, an 0x), from its first or
 		// second digit, unless hex decoded already reaches it.
-		for p := max(a, hexDone); p < i; p++ {
+		for p := max(a, hexDone); hexInRun && p < i; p++ {
 			if hexDigit(text[p]) < 0 || p > a && hexDigit(text[p-1]) >= 0 {
 				continue
 			}

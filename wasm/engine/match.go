@@ -241,22 +241,49 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 	if len(s.skels) == 1 {
 		bloom, shift = s.skels[0].bloom, s.skels[0].shift
 	}
-	run, hex := 0, true // base64 characters in a row, and whether all are hex digits
+	// The run of base64 characters being read: its length, its hex
+	// digits, those it ends in, and what base64Run asks of a run that
+	// looks like an encoding (a capital past its first character, or
+	// letters and digits both).
+	var (
+		run, hexes, hexEnd     int
+		upper, letter, numeral bool
+	)
 	for i := 0; i < len(text); {
 		if c := text[i]; c < utf8.RuneSelf {
 			if b64[c] >= 0 {
-				hex = hex && hexDigit(c) >= 0
-				if run++; run >= minBase64 {
+				switch {
+				case c >= 'A' && c <= 'Z':
+					upper = upper || run > 0
+					letter = true
+				case c >= 'a' && c <= 'z':
+					letter = true
+				case c >= '0' && c <= '9':
+					numeral = true
+				}
+				run++
+				if hexOrSeparator[c] == 2 {
+					hexes++
+					hexEnd++
+				} else {
+					hexEnd = 0
+				}
+				// What eachEncoded decodes: base64 that looks like an
+				// encoding, or four bytes of hex (with '-' between
+				// pairs, it is one run).
+				if run >= minBase64 && (upper || letter && numeral) || hexes >= 8 {
 					runs = true
 				}
 			} else {
-				// Hex with separators between pairs or groups, or an
+				// Hex that goes on past the run after a ':' or a space, a
+				// long run wrapped onto the next line (base64Run), or an
 				// encoded-word's "=?".
-				if hex && (run == 2 || run == 4) && (c == ':' || c == '-' || c == ' ') && i+1 < len(text) && hexDigit(text[i+1]) >= 0 ||
+				if hexEnd >= 2 && (c == ':' || c == ' ') && i+1 < len(text) && hexDigit(text[i+1]) >= 0 ||
+					run >= 16 && (c == '\n' || c == '\r') ||
 					c == '?' && i > 0 && text[i-1] == '=' {
 					runs = true
 				}
-				run, hex = 0, true
+				run, hexes, hexEnd, upper, letter, numeral = 0, 0, 0, false, false, false
 			}
 			fc := foldASCII[c]
 			i++
@@ -280,7 +307,8 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 				if !f(a, b) {
 					return *budget >= 0, runs, false
 				}
-				i, have, run = b, 0, 0
+				i, have = b, 0
+				run, hexes, hexEnd, upper, letter, numeral = 0, 0, 0, false, false, false
 				// The match's own bytes were not read for runs.
 				runs = true
 			}
@@ -289,7 +317,7 @@ func (s *scrubber) scanSkeleton(text string, budget *int, f func(a, b int) bool)
 			}
 			continue
 		}
-		run = 0
+		run, hexes, hexEnd, upper, letter, numeral = 0, 0, 0, false, false, false
 		fb, next := appendFoldRune(buf[:0], text, i)
 		start := i
 		i = next

@@ -113,8 +113,10 @@ func (w *walker) renderResult(notice, meta []byte, s *scrubber) []byte {
 // written first, so that the view's buffer is made its exact size once: a
 // view of a large output is as large, and the engine's memory only grows.
 func (w *walker) renderValue(notice, meta []byte, s *scrubber) []byte {
-	const structured = `,"structuredContent":`
 	visible := w.act[0] == keep
+	if visible && w.tr.nodes[0].kind == kObject {
+		return w.renderObject(notice, meta, s)
+	}
 	object := visible && w.tr.nodes[0].kind == kObject
 	var value, text []byte
 	if visible {
@@ -134,7 +136,7 @@ func (w *walker) renderValue(notice, meta []byte, s *scrubber) []byte {
 		size += len(",") + textContentLen(text)
 	}
 	if object {
-		size += len(structured) + len(value)
+		size += len(structuredMember) + len(value)
 	}
 	b := make([]byte, 0, size)
 	b = append(b, callToolResultStart...)
@@ -146,9 +148,53 @@ func (w *walker) renderValue(notice, meta []byte, s *scrubber) []byte {
 	b = append(b, refs...)
 	b = append(b, ']')
 	if object {
-		b = append(b, structured...)
+		b = append(b, structuredMember...)
 		b = append(b, value...)
 	}
+	b = appendMeta(append(b, ','), MetaKey, meta)
+	return append(b, '}')
+}
+
+// structuredMember opens the structuredContent member of a
+// CallToolResult, after the member before it.
+const structuredMember = `,"structuredContent":`
+
+// renderObject is renderValue for a kept object, written in one buffer:
+// the value is emitted where its text goes, moved to where it ends up as
+// structuredContent, and its text written before it from there. A call's
+// peak then holds the view once, not the value beside a view that holds
+// it twice. (An array's view holds it once, as text: the value beside it
+// costs no more.)
+func (w *walker) renderObject(notice, meta []byte, s *scrubber) []byte {
+	src := len(w.tr.src)
+	// The value is about the output's size; its text escapes its quotes.
+	guess := len(callToolResultStart) + textContentLen(notice) + len(",") + len(`{"type":"text","text":""}`) + src + src/8 +
+		len("]") + len(structuredMember) + src + len(",") + metaLen(MetaKey, meta) + len("}") + 256
+	b := make([]byte, 0, guess)
+	b = append(b, callToolResultStart...)
+	b = appendTextContent(b, notice)
+	b = append(b, ',')
+	p := len(b)
+	b = w.emit(b, 0, s)
+	v := len(b) - p
+	refs := w.listReferences(nil, s)
+	// Where the value goes: after its text, the references, the end of
+	// content and the member's name.
+	at := p + textContentLen(b[p:]) + len(refs) + len("]") + len(structuredMember)
+	if need := at + v + len(",") + metaLen(MetaKey, meta) + len("}"); cap(b) < need {
+		nb := make([]byte, len(b), need)
+		copy(nb, b)
+		b = nb
+	}
+	b = b[:max(len(b), at+v)]
+	copy(b[at:at+v], b[p:p+v])
+	// The text lies before the value's new place: nothing it writes is
+	// read after.
+	b = appendTextContent(b[:p], b[at:at+v])
+	b = append(b, refs...)
+	b = append(b, ']')
+	b = append(b, structuredMember...)
+	b = b[:at+v]
 	b = appendMeta(append(b, ','), MetaKey, meta)
 	return append(b, '}')
 }
@@ -211,6 +257,7 @@ func (w *walker) listReferences(b []byte, s *scrubber) []byte {
 // view changes; the rest can be copied as whole spans.
 func (w *walker) markDirty() {
 	w.dirty = make([]bool, len(w.tr.nodes))
+	w.searchChildren = false
 	mark := func(i int) {
 		for p := i; p >= 0 && !w.dirty[p]; p = int(w.tr.nodes[p].parent) {
 			w.dirty[p] = true
@@ -313,7 +360,13 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	if w.act[i] == reduce {
 		return appendSecretReference(b, w.refs[w.refAt[i]], s)
 	}
-	if !w.dirty[i] {
+	container := n.kind == kObject || n.kind == kArray
+	// A string is searched once, by its scrub, which finds what the
+	// search of its span would and removes it; one that may be JSON text
+	// is scrubbed only when the search of its span finds something.
+	filter := !w.dirty[i] && (!container || !w.searchChildren) &&
+		(n.kind != kString || looksLikeJSON(tr.str(i)))
+	if filter {
 		// A span with no escapes holds each string and member name as its
 		// characters and has no other decoding, so a search of its bytes
 		// finds every withheld value in it.
@@ -325,13 +378,32 @@ func (w *walker) emit(b []byte, i int, s *scrubber) []byte {
 	switch n.kind {
 	case kString:
 		if c, ok := w.scrubString(i, s); ok {
+			w.rewritten++
 			return jsonx.AppendString(b, c)
 		}
 		return append(b, tr.src[n.start:n.end]...)
 	case kObject, kArray:
+		// Its span holds something, or was not searched: a container in
+		// it is searched part by part, and so is each after one in which
+		// a string was rewritten (an output repeats one shape: where one
+		// record echoes a value, the next likely does), while one after a
+		// container that was copied unchanged is searched whole first. A
+		// search of a whole span that finds something is found again by
+		// the searches of its parts.
+		hot := true
 		return tr.appendContainer(b, i,
 			func(j int) bool { return w.act[j] == withhold || w.act[j] == drop },
-			func(b []byte, j int) []byte { return w.emit(b, j, s) })
+			func(b []byte, j int) []byte {
+				k := tr.nodes[j].kind
+				if k != kObject && k != kArray {
+					return w.emit(b, j, s)
+				}
+				before := w.rewritten
+				w.searchChildren = hot
+				b = w.emit(b, j, s)
+				hot = w.rewritten > before
+				return b
+			})
 	default:
 		return append(b, tr.src[n.start:n.end]...)
 	}

@@ -384,3 +384,62 @@ func utf8RuneLen(s string, i int) int {
 	_, n := utf8.DecodeRuneInString(s[i:])
 	return n
 }
+
+// TestViewTextIsItsStructuredContent: the view of an object or array from
+// which a value was withheld holds the value's text as its second content
+// item and, for an object, the same value as structuredContent, however
+// much its text escapes (a value of control characters writes its text
+// six times its size), with the notice first and _meta last.
+func TestViewTextIsItsStructuredContent(t *testing.T) {
+	const schema = `{"type":"object","properties":{"k":{"type":"string","x-sensitive":true}}}`
+	controls, err := json.Marshal(strings.Repeat("\u0001\u0002\"\\", 5000))
+	require.NoError(t, err)
+	tests := []struct {
+		name, def, data string
+		object          bool
+	}{
+		{"object", `{"name":"t","description":"d","outputSchema":` + schema + `}`, `{"k":"sk_live_9f8e7d6cQ","a":"x\"y\\z é \u2028","n":[1,2,{"b":null}]}`, true},
+		{"object whose text escapes much", `{"name":"t","description":"d","outputSchema":` + schema + `}`, `{"k":"sk_live_9f8e7d6cQ","c":` + string(controls) + `}`, true},
+		{"array", `{"name":"t","description":"d","outputSchema":{"type":"array","items":` + schema + `}}`, `[{"k":"sk_live_9f8e7d6cQ","a":"x\"y"},{"a":"b"}]`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := New(&Options{Origin: testOrigin})
+			mustRegister(t, e, tt.def)
+			res := e.OutputOf("t", Outcome{Kind: Returned, Data: tt.data})
+			require.Nil(t, res.Err)
+			require.Equal(t, 1, res.Held, "%.300s", res.Agent)
+			var view struct {
+				Content []struct {
+					Type, Text string
+				} `json:"content"`
+				StructuredContent json.RawMessage            `json:"structuredContent"`
+				Meta              map[string]json.RawMessage `json:"_meta"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(res.Agent), &view), "the view is JSON: %.200s", res.Agent)
+			require.Len(t, view.Content, 2)
+			assert.Contains(t, view.Content[0].Text, "1 value was withheld")
+			assert.NotContains(t, res.Agent, "sk_live_9f8e7d6cQ")
+			var text, want any
+			require.NoError(t, json.Unmarshal([]byte(view.Content[1].Text), &text))
+			var data map[string]any
+			var items []any
+			if tt.object {
+				require.NoError(t, json.Unmarshal([]byte(tt.data), &data))
+				delete(data, "k")
+				want = data
+				var structured any
+				require.NoError(t, json.Unmarshal(view.StructuredContent, &structured))
+				assert.Equal(t, want, structured)
+			} else {
+				require.NoError(t, json.Unmarshal([]byte(tt.data), &items))
+				delete(items[0].(map[string]any), "k")
+				want = items
+				assert.Nil(t, view.StructuredContent)
+			}
+			assert.Equal(t, want, text)
+			assert.Contains(t, view.Meta, MetaKey)
+			assert.True(t, strings.HasSuffix(res.Agent, "}}}"), "%.200s", res.Agent[max(0, len(res.Agent)-200):])
+		})
+	}
+}

@@ -32,16 +32,21 @@ const (
 
 // walker decides, in one pass, what happens to every node.
 type walker struct {
-	e       *Engine
-	t       *tool
-	call    string // the call's id, under which its items are held
-	tr      *tree
-	act     []action
-	held    []int // withheld nodes
-	dirty   []bool
-	refAt   map[int]int // reduced node -> index in refs
-	refs    []reference
-	invalid []string
+	e     *Engine
+	t     *tool
+	call  string // the call's id, under which its items are held
+	tr    *tree
+	act   []action
+	held  []int // withheld nodes
+	dirty []bool
+	// searchChildren tells the render's emit that the container it
+	// writes next is searched part by part, not whole first (emit).
+	searchChildren bool
+	// rewritten counts the strings the render has written scrubbed.
+	rewritten int
+	refAt     map[int]int // reduced node -> index in refs
+	refs      []reference
+	invalid   []string
 	// set is what rule (d) removes: the session's set, to which what the
 	// view withholds is added as it goes.
 	set *scrubSet
