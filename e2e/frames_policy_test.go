@@ -7,17 +7,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// In Chromium as shipped the policy is unknown: TestFramesHidden's
-// "policy unknown to the browser" rows register in such a child.
+// In Chromium as shipped the policy is unknown to the browser, and the
+// parent's Veil reads the child's iframe's allow attribute for it
+// (TestFramesPolicyUndecided: where the parent has no Veil).
 
 // TestFramesNotAllowed: in a cross-origin frame whose iframe does not
-// allow "tools", where the browser knows the policy, the API refuses with
-// NotAllowedError, as Chromium's own WebMCP does; where the browser does
-// not know it, the frame's own tools work and only the frame boundary is
-// closed (TestFramesHidden).
+// allow "tools", the API refuses with NotAllowedError, as Chromium's own
+// WebMCP does: where the browser knows the policy, and where it does not
+// (the parent's Veil read the iframe's allow attribute).
 func TestFramesNotAllowed(t *testing.T) {
 	t.Parallel() // in a tab of its own
-	for _, run := range []frameRun{runNative, runLayered} {
+	for _, run := range []frameRun{runNative, runLayered, runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
 			f := openFrames(t, run, crossOrigin(t), "")
 			assertNotAllowedInChild(t, f, "the API in the child")
@@ -28,10 +28,11 @@ func TestFramesNotAllowed(t *testing.T) {
 // TestFramesNotAllowedAfterNavigation: a child whose iframe allows
 // "tools" only to the child's first origin, navigated to another origin:
 // its new document may not use the API, which refuses with
-// NotAllowedError, as Chromium's own WebMCP does.
+// NotAllowedError, as Chromium's own WebMCP does (in Chromium as shipped,
+// the parent's Veil reads the allow attribute).
 func TestFramesNotAllowedAfterNavigation(t *testing.T) {
 	t.Parallel() // in a tab of its own
-	for _, run := range []frameRun{runNative, runLayered} {
+	for _, run := range []frameRun{runNative, runLayered, runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
 			cross := crossOrigin(t)
 			f := openFrames(t, run, cross, "tools "+cross)
@@ -82,4 +83,29 @@ func assertNotAllowedInChild(t *testing.T, f *frames, what string) {
 				};`)
 	assert.Equal(t, map[string]string{"register": "NotAllowedError", "getTools": "NotAllowedError", "execute": "NotAllowedError"},
 		value[map[string]string](t, got, what))
+}
+
+// TestFramesPolicyUndecided: in Chromium as shipped, a cross-origin child
+// under a parent that runs no Veil cannot learn its policy (nobody read
+// its iframe's allow attribute): its own tools work, and it takes no part
+// in the frames' tools, whatever the attribute says (it fails closed).
+func TestFramesPolicyUndecided(t *testing.T) {
+	t.Parallel() // in a tab of its own
+	for _, run := range []frameRun{runWorker, runMain} {
+		t.Run(run.name, func(t *testing.T) {
+			tb := openTab(t, plain)
+			tb.navigate("frames.html?veil=0")
+			src := crossOrigin(t) + "/" + run.page()
+			require.Equal(t, 0, eval[int](tb, `fx.open(`+js(src)+`, "tools *")`), "the child's index")
+			f := &frames{tab: tb, parent: server.URL, child: crossOrigin(t)}
+			got := f.inChild(`
+				await document.modelContext.registerTool({name: "c_own", description: "d", execute: () => "own"}, {exposedTo: [` + js(f.parent) + `]});
+				const own = (await document.modelContext.getTools()).map((t) => t.name);
+				const ran = await document.modelContext.executeTool((await document.modelContext.getTools())[0]);
+				const byHand = await document.modelContext.executeTool({name: "p_none", description: "d", origin: ` + js(f.parent) + `, window: parent}).then(() => "ok", (e) => e.name);
+				return {own, ran, byHand, frames: (await document.modelContext.getTools({fromOrigins: [` + js(f.parent) + `]})).length};`)
+			assert.Equal(t, map[string]any{"own": []any{"c_own"}, "ran": "own", "byHand": "UnknownError", "frames": float64(1)},
+				value[map[string]any](t, got, "the child's own tools and the frames'"))
+		})
+	}
 }

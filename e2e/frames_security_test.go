@@ -13,7 +13,8 @@ import (
 // frameSecurityRuns are the runtime's runs with a child the parent may
 // call: same-origin in Chromium as shipped, with the engine in a worker
 // and on the main thread, and cross-origin (allowed by the iframe's
-// "tools" policy, exposed to the parent) in front of Chromium's own WebMCP.
+// "tools" policy, exposed to the parent) in front of Chromium's own WebMCP
+// and in Chromium as shipped, whose policy the parent's Veil reads.
 var frameSecurityRuns = []struct {
 	run   frameRun
 	cross bool
@@ -21,6 +22,7 @@ var frameSecurityRuns = []struct {
 	{runWorker, false},
 	{runMain, false},
 	{runLayered, true},
+	{frameRun{"worker cross-origin", runWorker.b, runWorker.mode, true}, true},
 }
 
 // openCallable opens a parent and a child whose tools the parent may

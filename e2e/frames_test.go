@@ -17,9 +17,9 @@ import (
 // both: the parent through the DevTools protocol, the child through the
 // parent (testdata/frames.js, fx.in). A child of another origin sees its
 // parent's tools, and the reverse, only where the browser knows the
-// "tools" permissions policy, which Chromium does with native WebMCP on:
-// so the cross-origin runs are in that browser, and in Chromium as
-// shipped cross-origin must be off.
+// "tools" permissions policy: Chromium's own with native WebMCP on, and
+// in Chromium as shipped, which does not know the feature, as the
+// parent's Veil reads it from the child's iframe's allow attribute.
 
 // framesHTML is the page of the frames tests, as parent and as child:
 // the harness, frames.js (which records the page's raw message traffic
@@ -206,10 +206,11 @@ func TestFramesSameOrigin(t *testing.T) {
 // sees the parent's tool only when the parent exposes it to the child's
 // origin and the child asks for the parent's origin, and the reverse;
 // each runs the other's tool, and toolchange reaches the other frame.
-// Chromium's own WebMCP gives the same.
+// Chromium's own WebMCP gives the same, and the runtime in Chromium as
+// shipped, where the parent's Veil reads the allow attribute.
 func TestFramesCrossOrigin(t *testing.T) {
 	t.Parallel() // in a tab of its own
-	for _, run := range []frameRun{runLayered, runNative} {
+	for _, run := range []frameRun{runLayered, runNative, runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
 			f := openFrames(t, run, crossOrigin(t), "tools *")
 			require.Nil(t, f.inParent(`await fx.register({name: "p_x", description: "Parent tool", execute: () => "hello"}, {exposedTo: [`+js(f.child)+`]})`).Error)
@@ -247,8 +248,8 @@ const toolchanges = `return e2e.events.filter((e) => e === "toolchange").length`
 
 // TestFramesHidden: a frame that may not see a tool learns nothing of it,
 // neither from getTools nor from a toolchange: a cross-origin frame the
-// tool is not exposed to and, in Chromium as shipped (which does not know the "tools" policy), every
-// cross-origin frame. Messages between two windows keep their order, so a
+// tool is not exposed to, whether the browser knows the "tools" policy or
+// the parent's Veil reads it. Messages between two windows keep their order, so a
 // toolchange the other frame was sent would have fired before the next
 // command the test sends it. (A frame whose iframe does not allow "tools"
 // cannot use the API at all: TestFramesNotAllowed.)
@@ -258,23 +259,16 @@ func TestFramesHidden(t *testing.T) {
 		name  string
 		run   frameRun
 		allow string
-		// exposed is what the tools are exposed to: "other" for an origin
-		// of no frame, "peer" for the other frame's.
-		exposed string
 	}{
-		{"exposed to another origin", runLayered, "tools *", "other"},
-		{"policy unknown to the browser", runWorker, "tools *", "peer"},
-		{"policy unknown to the browser, main thread", runMain, "tools *", "peer"},
+		{"exposed to another origin", runLayered, "tools *"},
+		{"exposed to another origin, policy unknown to the browser", runWorker, "tools *"},
+		{"exposed to another origin, policy unknown to the browser, main thread", runMain, "tools *"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := openFrames(t, tt.run, crossOrigin(t), tt.allow)
-			exposed := func(peer string) string {
-				if tt.exposed == "other" {
-					return js("https://other.example")
-				}
-				return js(peer)
-			}
+			// The tools are exposed to an origin of no frame.
+			exposed := func(string) string { return js("https://other.example") }
 			require.Nil(t, f.inParent(`await fx.register({name: "p_hidden", description: "d", execute: () => "x"}, {exposedTo: [`+exposed(f.child)+`]})`).Error)
 			assert.Equal(t, 0, value[int](t, f.inChild(toolchanges), "toolchange events in the child"))
 			assert.Equal(t, []string{}, value[[]string](t, f.inChild(`return fx.names({fromOrigins: [`+js(f.parent)+`]})`), "getTools in the child"))

@@ -2,6 +2,7 @@
 
 import { FRAMES, MARK, reachable } from '../webmcp/frametag.js';
 import { queryAll } from '../webmcp/dom.js';
+import { allowAttributeAllows } from '../webmcp/container.js';
 import { page } from './page.js';
 
 /** ofThisPage says whether w is another window of this page's frame tree. */
@@ -15,8 +16,9 @@ export const ofThisPage = (w) => {
 
 /**
  * containerAllows asks the iframe element of w, when this frame can reach
- * it, whether the "tools" policy allows origin there; an embedder out of
- * reach leaves it to w's own Veil.
+ * it, whether the "tools" policy allows origin there (the browser's
+ * policy, or where it does not know "tools", the element's allow
+ * attribute); an embedder out of reach leaves it to w's own Veil.
  */
 export const containerAllows = (w, origin) => {
   try {
@@ -24,8 +26,8 @@ export const containerAllows = (w, origin) => {
     if (p === w || !reachable(p)) return true;
     for (const el of queryAll(p.document, 'iframe, frame'))
       if (el.contentWindow === w) {
-        const policy = el.permissionsPolicy ?? el.featurePolicy;
-        return policy ? policy.allowsFeature('tools', origin) : true;
+        const policy = page.policyKnown && (el.permissionsPolicy ?? el.featurePolicy);
+        return policy ? policy.allowsFeature('tools', origin) : allowAttributeAllows(el, origin);
       }
     return true;
   } catch {
