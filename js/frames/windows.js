@@ -18,7 +18,9 @@ export const ofThisPage = (w) => {
  * containerAllows asks the iframe element of w, when this frame can reach
  * it, whether the "tools" policy allows origin there (the browser's
  * policy, or where it does not know "tools", the element's allow
- * attribute); an embedder out of reach leaves it to w's own Veil.
+ * attribute); an embedder out of reach leaves it to w's own Veil. Where
+ * Veil reads the attribute, an iframe it cannot find (in a shadow tree)
+ * allows nothing: nobody read its policy.
  */
 export const containerAllows = (w, origin) => {
   try {
@@ -29,7 +31,7 @@ export const containerAllows = (w, origin) => {
         const policy = page.policyKnown && (el.permissionsPolicy ?? el.featurePolicy);
         return policy ? policy.allowsFeature('tools', origin) : allowAttributeAllows(el, origin);
       }
-    return true;
+    return page.policyKnown;
   } catch {
     return false;
   }
