@@ -15,23 +15,52 @@ export const ofThisPage = (w) => {
 };
 
 /**
+ * linkAllows says whether the iframe element of a in p's document (p
+ * reachable from here) lets "tools" reach a's document at origin
+ * (undefined: another origin than this frame's, which it cannot name).
+ * An iframe this frame cannot find (in a closed shadow tree) is read as
+ * nobody read it: where the browser knows the policy, it binds the frame
+ * itself; else only a same-origin frame takes part, as the default 'self'
+ * has it (and same-origin frames are one trust domain).
+ */
+const linkAllows = (p, a, origin) => {
+  for (const el of queryAll(p.document, 'iframe, frame'))
+    if (el.contentWindow === a) {
+      const policy = page.policyKnown && (el.permissionsPolicy ?? el.featurePolicy);
+      return policy ? policy.allowsFeature('tools', origin) : allowAttributeAllows(el, origin);
+    }
+  return page.policyKnown || origin === location.origin;
+};
+
+/**
  * containerAllows asks the iframe element of w, when this frame can reach
  * it, whether the "tools" policy allows origin there (the browser's
  * policy, or where it does not know "tools", the element's allow
  * attribute); an embedder out of reach leaves it to w's own Veil. Where
- * Veil reads the attribute, an iframe it cannot find (in a shadow tree)
- * allows nothing: nobody read its policy.
+ * Veil reads the attribute, w's Veil took the word of its embedder, which
+ * may be a page without Veil that says what it likes; so every iframe
+ * between w and the top that this frame can reach must allow "tools" too
+ * (a frame the policy leaves out leaves out its own frames), each for the
+ * origin of the document in it, or, where this frame cannot name it (a
+ * cross-origin frame), for any origin but this frame's.
  */
 export const containerAllows = (w, origin) => {
   try {
-    const p = w.parent;
-    if (p === w || !reachable(p)) return true;
-    for (const el of queryAll(p.document, 'iframe, frame'))
-      if (el.contentWindow === w) {
-        const policy = page.policyKnown && (el.permissionsPolicy ?? el.featurePolicy);
-        return policy ? policy.allowsFeature('tools', origin) : allowAttributeAllows(el, origin);
-      }
-    return page.policyKnown;
+    if (page.policyKnown) {
+      // The browser's policy, which every frame inherits, binds each frame itself.
+      const p = w.parent;
+      return p === w || !reachable(p) || linkAllows(p, w, origin);
+    }
+    /** @type {string | undefined} */
+    let known = origin;
+    for (let a = w; a !== a.parent; a = a.parent) {
+      const p = a.parent;
+      if (reachable(p)) {
+        if (!linkAllows(p, a, known)) return false;
+        known = location.origin;
+      } else known = undefined;
+    }
+    return true;
   } catch {
     return false;
   }

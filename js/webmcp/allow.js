@@ -20,8 +20,14 @@ export const originOf = (url, base) => {
  * directive's allowlist (*, 'self', 'src', 'none' or origins; none given
  * is 'src', the origin src() names), or, with no such directive, the
  * feature's default 'self'. An opaque origin ("null") is only in *.
+ *
+ * origin undefined is a document of another origin than self that the
+ * caller cannot name (a cross-origin frame between it and a frame that
+ * asks): the answer is whether the allowlist may hold such an origin at
+ * all, so that a list that holds none ('none', 'self', the default)
+ * refuses whatever that document is.
  * @param {string} allow
- * @param {string} origin
+ * @param {string | undefined} origin
  * @param {string} self
  * @param {() => string} src
  */
@@ -34,14 +40,16 @@ export const allowAllows = (allow, origin, self, src) => {
       break;
     }
   }
-  if (list === undefined) return origin !== 'null' && origin === self;
+  // Another origin than self, unnamed: any origin the list names but self may be it.
+  const is = origin === undefined ? (o) => o !== 'null' && o !== self : (o) => o === origin;
+  if (list === undefined) return origin !== 'null' && is(self);
   return list.some((t) => {
     if (t === '*') return true;
     if (origin === 'null') return false;
     const token = t.toLowerCase();
-    if (token === "'self'") return origin === self;
-    if (token === "'src'") return origin === src();
+    if (token === "'self'") return is(self);
+    if (token === "'src'") return is(src());
     if (token.startsWith("'")) return false;
-    return originOf(t, undefined) === origin;
+    return is(originOf(t, undefined));
   });
 };

@@ -8,9 +8,10 @@ import { allowAllows, originOf } from './allow.js';
  * allowAttributeAllows says whether the allow attribute of el, an iframe
  * of this document, lets "tools" reach a document at origin there. Its
  * 'src' is the origin of the src attribute, or this document's for
- * srcdoc, none or about:blank.
+ * srcdoc, none or about:blank. origin undefined is another origin than
+ * this document's that the caller cannot name (allowAllows).
  * @param {Element} el
- * @param {string} origin
+ * @param {string | undefined} origin
  */
 export const allowAttributeAllows = (el, origin) =>
   allowAllows(String(attr(el, 'allow') ?? ''), origin, location.origin, () => {

@@ -31,3 +31,21 @@ test('allowAllows reads the first tools directive of an allow attribute', () => 
   ];
   for (const [allow, origin, want, why] of cases) assert.equal(allowAllows(allow, origin, self, src), want, `${JSON.stringify(allow)} for ${origin}: ${why}`);
 });
+
+test('allowAllows for a document of another origin it cannot name asks whether the list may hold one', () => {
+  const cases = [
+    // [allow, want, why]
+    ['', false, "no directive: the default 'self' holds no other origin"],
+    ["tools 'self'", false, "'self' is the embedding document's origin only"],
+    ["tools 'none'", false, "'none' is no origin"],
+    ['camera *', false, 'a directive of another feature only: the default'],
+    ['tools *', true, '* is every origin'],
+    ['tools', true, "no allowlist is 'src', another origin"],
+    ["tools 'src'", true, "'src' is another origin"],
+    ['tools https://child.test', true, 'an origin listed, which it may be'],
+    [`tools ${self}`, false, 'an origin listed that is self'],
+    ['tools not-a-url', false, 'a token that is no URL names no origin'],
+  ];
+  for (const [allow, want, why] of cases) assert.equal(allowAllows(allow, undefined, self, src), want, `${JSON.stringify(allow)}: ${why}`);
+  assert.equal(allowAllows('tools', undefined, self, () => self), false, "'src' naming self's own origin holds no other");
+});
