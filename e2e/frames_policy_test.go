@@ -109,3 +109,54 @@ func TestFramesPolicyUndecided(t *testing.T) {
 		})
 	}
 }
+
+// TestFramesPolicyForgedByEmbedder: in Chromium as shipped, a child's
+// Veil learns its policy from the frames above it, and its parent's word
+// alone is not enough. Here the parent is a cross-origin page without
+// Veil that forges the answer (it marks its window as Veil does and says
+// "allowed" to every question); the top's Veil sees the parent's iframe
+// and answers too. Where that iframe does not allow "tools", the policy
+// leaves out the parent and so its child: the child's API refuses with
+// NotAllowedError, and the top lists none of its tools to the child. Where
+// the iframe allows it, the same forged answer stands, since it says what
+// the parent's own allow attribute could: the child registers, and sees
+// the top's tool exposed to it.
+func TestFramesPolicyForgedByEmbedder(t *testing.T) {
+	t.Parallel() // in a tab of its own
+	for _, run := range []frameRun{runWorker, runMain} {
+		for _, tt := range []struct {
+			name, allow string
+			want        map[string]any
+		}{
+			{"parent left out", "", map[string]any{"register": "NotAllowedError", "getTools": "NotAllowedError", "execute": "NotAllowedError"}},
+			{"parent allowed", "tools *", map[string]any{"register": "ok", "getTools": []any{"c_own", "p_top"}, "execute": "ok"}},
+		} {
+			t.Run(run.name+"/"+tt.name, func(t *testing.T) {
+				tb := openTab(t, run.b())
+				tb.navigate(run.page())
+				cross := crossOrigin(t)
+				var allow any
+				if tt.allow != "" {
+					allow = tt.allow
+				}
+				require.Equal(t, 0, eval[int](tb, `fx.open(`+js(cross+"/frames.html?veil=0")+`, `+js(allow)+`)`), "the parent's index")
+				f := &frames{tab: tb, parent: server.URL, child: cross}
+				require.Nil(t, f.inParent(`await fx.register({name: "p_top", description: "d", execute: () => "top"}, {exposedTo: [`+js(cross)+`]})`).Error)
+				// The forger, then its child (of its origin, with Veil), whose iframe allows everything.
+				child := `const mc = document.modelContext;
+					const outcome = async (f) => { try { const v = await f(); return v === undefined ? "ok" : v; } catch (e) { return e.name; } };
+					const register = await outcome(() => mc.registerTool({name: "c_own", description: "d", execute: () => "own"}));
+					const getTools = await outcome(async () => (await mc.getTools({fromOrigins: [` + js(f.parent) + `]})).map((t) => t.name).sort());
+					const execute = await outcome(async () => void (await mc.executeTool({name: "c_own", description: "d", origin: location.origin, window}, {})));
+					return {register, getTools, execute};`
+				got := f.inChild(`Object.defineProperty(window, Symbol.for("dev.veil/frames"), {value: {}});
+					addEventListener("message", (e) => e.data?.["dev.veil/frames"] === 1 && e.data.type === "policy" && e.ports[0]?.postMessage({allowed: true}), true);
+					const i = await fx.open(location.origin + "/" + ` + js(run.page()) + `, "tools *");
+					const r = await fx.in(i, ` + js(child) + `);
+					if (!r.ok) throw Object.assign(new Error(r.error.message), {name: r.error.name});
+					return r.value;`)
+				assert.Equal(t, tt.want, value[map[string]any](t, got, "the API in the forger's child"))
+			})
+		}
+	}
+}

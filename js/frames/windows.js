@@ -2,7 +2,7 @@
 
 import { FRAMES, MARK, reachable } from '../webmcp/frametag.js';
 import { queryAll } from '../webmcp/dom.js';
-import { allowAttributeAllows } from '../webmcp/container.js';
+import { chainAllows } from '../webmcp/container.js';
 import { page } from './page.js';
 
 /** ofThisPage says whether w is another window of this page's frame tree. */
@@ -15,51 +15,27 @@ export const ofThisPage = (w) => {
 };
 
 /**
- * linkAllows says whether the iframe element of a in p's document (p
- * reachable from here) lets "tools" reach a's document at origin
- * (undefined: another origin than this frame's, which it cannot name).
- * An iframe this frame cannot find (in a closed shadow tree) is read as
- * nobody read it: where the browser knows the policy, it binds the frame
- * itself; else only a same-origin frame takes part, as the default 'self'
- * has it (and same-origin frames are one trust domain).
- */
-const linkAllows = (p, a, origin) => {
-  for (const el of queryAll(p.document, 'iframe, frame'))
-    if (el.contentWindow === a) {
-      const policy = page.policyKnown && (el.permissionsPolicy ?? el.featurePolicy);
-      return policy ? policy.allowsFeature('tools', origin) : allowAttributeAllows(el, origin);
-    }
-  return page.policyKnown || origin === location.origin;
-};
-
-/**
- * containerAllows asks the iframe element of w, when this frame can reach
- * it, whether the "tools" policy allows origin there (the browser's
- * policy, or where it does not know "tools", the element's allow
- * attribute); an embedder out of reach leaves it to w's own Veil. Where
- * Veil reads the attribute, w's Veil took the word of its embedder, which
- * may be a page without Veil that says what it likes; so every iframe
- * between w and the top that this frame can reach must allow "tools" too
- * (a frame the policy leaves out leaves out its own frames), each for the
- * origin of the document in it, or, where this frame cannot name it (a
- * cross-origin frame), for any origin but this frame's.
+ * containerAllows says whether the "tools" policy lets origin take part
+ * from w. Where the browser knows the policy, which binds every frame
+ * itself, that is w's iframe element's, when this frame can reach it (an
+ * embedder out of reach leaves it to w's own Veil; an iframe out of
+ * sight, in a closed shadow tree, too). Where Veil reads the allow
+ * attributes, w's Veil took its embedder's word, and that embedder may
+ * be a page without Veil that says what it likes: so every iframe
+ * between w and the top that this frame can reach must allow "tools"
+ * (chainAllows), and one out of sight that holds a cross-origin document
+ * allows nothing.
  */
 export const containerAllows = (w, origin) => {
   try {
-    if (page.policyKnown) {
-      // The browser's policy, which every frame inherits, binds each frame itself.
-      const p = w.parent;
-      return p === w || !reachable(p) || linkAllows(p, w, origin);
-    }
-    /** @type {string | undefined} */
-    let known = origin;
-    for (let a = w; a !== a.parent; a = a.parent) {
-      const p = a.parent;
-      if (reachable(p)) {
-        if (!linkAllows(p, a, known)) return false;
-        known = location.origin;
-      } else known = undefined;
-    }
+    if (!page.policyKnown) return chainAllows(w, origin) === true;
+    const p = w.parent;
+    if (p === w || !reachable(p)) return true;
+    for (const el of queryAll(p.document, 'iframe, frame'))
+      if (el.contentWindow === w) {
+        const policy = el.permissionsPolicy ?? el.featurePolicy;
+        return policy ? policy.allowsFeature('tools', origin) : true;
+      }
     return true;
   } catch {
     return false;

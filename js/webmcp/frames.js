@@ -20,8 +20,7 @@ import { registrations, live } from './registry.js';
 import { context } from './context.js';
 import { run, parseInput } from './run.js';
 import { mirrored } from './mirror.js';
-import { queryAll } from './dom.js';
-import { allowAttributeAllows } from './container.js';
+import { chainAllows } from './container.js';
 
 export { MARK, reachable };
 
@@ -63,8 +62,8 @@ const undecided = () => {
   return { allowed, crossOrigin: false, denied: false, decided: false };
 };
 
-/** askParent asks the frame above for this document's policy, which its Veil reads from the iframe: true, false, or undefined when it cannot tell or does not answer. */
-const askParent = () =>
+/** askOne asks the ancestor w for this document's policy: true, false, or undefined when it cannot tell or does not answer. */
+const askOne = (w) =>
   new Promise((resolve) => {
     const { port1, port2 } = new MessageChannel();
     const done = (v) => {
@@ -76,14 +75,34 @@ const askParent = () =>
     const timer = setTimeout(done, frameWait);
     port1.onmessage = ({ data }) => done(typeof data?.allowed === 'boolean' ? data.allowed : undefined);
     try {
-      // Not reachable, or reachable with a Veil: a same-origin parent without one cannot answer.
-      if (reachable(parent) && !parent[MARK]) return done(undefined);
-      // The question holds nothing; the answer comes on this frame's own port, from whoever parent is.
-      parent.postMessage({ [FRAMES]: 1, type: 'policy' }, '*', [port2]);
+      // Not reachable, or reachable with a Veil: a same-origin window without one cannot answer.
+      if (reachable(w) && !w[MARK]) return done(undefined);
+      // The question holds nothing; the answer comes on this frame's own port, from whoever is in w.
+      w.postMessage({ [FRAMES]: 1, type: 'policy' }, '*', [port2]);
     } catch {
       done(undefined);
     }
   });
+
+/**
+ * askAncestors asks every frame above this one for this document's
+ * policy, each reading the iframes it can see between this document and
+ * the top (the parent, this frame's own). The parent's word alone is not
+ * enough: a parent without Veil, or one the policy leaves out, may say
+ * what it likes, and a frame above it that sees its iframe refuses it.
+ * true where every one allows it; false where any refuses; else (one
+ * cannot tell, or does not answer) undefined.
+ * @returns {Promise<boolean | undefined>}
+ */
+const askAncestors = () => {
+  const asks = [];
+  try {
+    for (let w = /** @type {Window} */ (window); w !== w.parent; w = w.parent) asks.push(askOne(w.parent));
+  } catch {
+    return Promise.resolve(undefined);
+  }
+  return Promise.all(asks).then((answers) => (answers.includes(false) ? false : answers.every((a) => a === true) ? true : undefined));
+};
 
 /** @type {Policy | undefined} This document's policy, once decided. */
 let state;
@@ -105,20 +124,37 @@ export const policy = () =>
       state = decision(yes);
     } else if (window === top) state = decision(true);
     if (state) return Promise.resolve(state);
-    return askParent().then((yes) => (state = yes === undefined ? undecided() : decision(yes)));
+    return askAncestors().then((yes) => (state = yes === undefined ? undecided() : decision(yes)));
   })());
 /** policyNow is this document's Policy if it is decided already. */
 export const policyNow = () => state;
 
-/** answerPolicy tells a child frame its policy: this document's own, and the child's iframe's allow attribute. */
+/** below says whether w is a window under this one. */
+const below = (w) => {
+  try {
+    for (let a = w; a && a !== a.parent; a = a.parent) if (a.parent === window) return true;
+  } catch {}
+  return false;
+};
+
+/**
+ * answerPolicy tells a frame below this one its policy: this document's
+ * own, and the allow attributes of the iframes between them that this
+ * document can see (chainAllows); undefined where it cannot tell.
+ */
 const answerPolicy = (e) => {
   const port = e.ports[0];
   if (!port) return;
-  let el;
-  for (const f of queryAll(document, 'iframe, frame')) if (f.contentWindow === e.source) el = f;
   const reply = (allowed) => (port.postMessage({ allowed }), port.close());
-  if (!el) return reply(undefined);
-  policy().then((p) => reply(p.decided ? p.allowed && allowAttributeAllows(el, e.origin) : undefined));
+  const w = e.source;
+  if (!below(w)) return reply(undefined);
+  policy().then((p) => {
+    let chain;
+    try {
+      chain = chainAllows(w, e.origin);
+    } catch {}
+    reply(!p.decided ? undefined : p.allowed ? chain : false);
+  });
 };
 
 /** byName sorts tools by name, in code unit order, as the draft does. */
