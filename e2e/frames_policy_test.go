@@ -19,7 +19,7 @@ func TestFramesNotAllowed(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runNative, runLayered, runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
-			f := openFrames(t, run, crossOrigin(t), "")
+			f := openFramesChild(t, run, crossOrigin(t), patient(), "")
 			assertNotAllowedInChild(t, f, "the API in the child")
 		})
 	}
@@ -35,10 +35,10 @@ func TestFramesNotAllowedAfterNavigation(t *testing.T) {
 	for _, run := range []frameRun{runNative, runLayered, runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
 			cross := crossOrigin(t)
-			f := openFrames(t, run, cross, "tools "+cross)
+			f := openFramesChild(t, run, cross, patient(), "tools "+cross)
 			before := f.inChild(`await document.modelContext.getTools(); return "ok";`)
 			assert.Equal(t, "ok", value[string](t, before, "getTools in the child at the allowed origin"))
-			require.Equal(t, 0, value[int](t, f.inParent(`return fx.navigate(0, `+js(server.URL+"/"+run.page())+`)`), "navigating"), "the child's index")
+			require.Equal(t, 0, value[int](t, f.inParent(`return fx.navigate(0, `+js(server.URL+"/"+run.page()+patient())+`)`), "navigating"), "the child's index")
 			assertNotAllowedInChild(t, f, "the API in the child after navigation")
 		})
 	}
@@ -150,8 +150,12 @@ func TestFramesPolicyForgedByEmbedder(t *testing.T) {
 					const execute = await outcome(async () => void (await mc.executeTool({name: "c_own", description: "d", origin: location.origin, window}, {})));
 					return {register, getTools, execute};`
 				got := f.inChild(`Object.defineProperty(window, Symbol.for("dev.veil/frames"), {value: {}});
-					addEventListener("message", (e) => e.data?.["dev.veil/frames"] === 1 && e.data.type === "policy" && e.ports[0]?.postMessage({allowed: true}), true);
-					const i = await fx.open(location.origin + "/" + ` + js(run.page()) + `, "tools *");
+					addEventListener("message", (e) => {
+						if (e.data?.["dev.veil/frames"] !== 1) return;
+						if (e.data.type === "policy") e.ports[0]?.postMessage({allowed: true});
+						if (e.data.type === "list") e.ports[0]?.postMessage({tools: []});
+					}, true);
+					const i = await fx.open(location.origin + "/" + ` + js(run.page()+patient()) + `, "tools *");
 					const r = await fx.in(i, ` + js(child) + `);
 					if (!r.ok) throw Object.assign(new Error(r.error.message), {name: r.error.name});
 					return r.value;`)

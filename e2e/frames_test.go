@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // The frames tests put a child frame in a parent page, of the same origin
@@ -34,7 +36,7 @@ var framesHTML = template.Must(template.New("frames").Parse(`<!doctype html>
 <style>body { margin: 0 } iframe { display: block; border: 0; width: 300px; height: 80px }</style>
 <script src="/harness.js"></script>
 <script src="/frames.js"></script>
-{{if .Veil}}<script src="/dist/webmcp.js" data-veil-mode="{{.Mode}}" data-veil-redeem-path="/redeem/"></script>{{end}}
+{{if .Veil}}<script src="/dist/webmcp.js" data-veil-mode="{{.Mode}}" data-veil-redeem-path="/redeem/"{{if .Wait}} data-veil-frame-wait="{{.Wait}}"{{end}}></script>{{end}}
 <script>if (document.modelContext) fx.listen();</script>
 </head>
 <body>
@@ -52,14 +54,19 @@ var framesHTML = template.Must(template.New("frames").Parse(`<!doctype html>
 `))
 
 // handleFrames serves framesHTML: mode=main runs the engine on the main
-// thread, veil=0 leaves the runtime out.
+// thread, veil=0 leaves the runtime out, wait=<ms> is how long its frames
+// wait for another (data-veil-frame-wait; the runtime's second if none).
 func handleFrames(w http.ResponseWriter, r *http.Request) {
 	mode := r.URL.Query().Get("mode")
 	if mode != "main" {
 		mode = "worker"
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := framesHTML.Execute(w, map[string]any{"Mode": mode, "Veil": r.URL.Query().Get("veil") != "0"}); err != nil {
+	wait := ""
+	if n, err := strconv.Atoi(r.URL.Query().Get("wait")); err == nil && n > 0 {
+		wait = strconv.Itoa(n)
+	}
+	if err := framesHTML.Execute(w, map[string]any{"Mode": mode, "Veil": r.URL.Query().Get("veil") != "0", "Wait": wait}); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	}
 }
@@ -100,6 +107,14 @@ func crossOrigin(t testing.TB) string {
 	return strings.Replace(server.URL, "127.0.0.1", "localhost", 1)
 }
 
+// patient is the query that makes a frames page wait lazyAnswerWait,
+// scaled, for another frame's answer (handleFrames): for the tests whose
+// frame must hear the frames above it about its "tools" policy, so that a
+// parent that a busy machine slows is not taken for one that cannot tell.
+func patient() string {
+	return "&wait=" + strconv.FormatInt(bound.Millis(lazyAnswerWait), 10)
+}
+
 // frames is a parent page with one child, in one tab.
 type frames struct {
 	*tab
@@ -110,9 +125,15 @@ type frames struct {
 // iframe with the allow attribute given ("" for none).
 func openFrames(t *testing.T, run frameRun, childOrigin, allow string) *frames {
 	t.Helper()
+	return openFramesChild(t, run, childOrigin, "", allow)
+}
+
+// openFramesChild is openFrames with query added to the child's page.
+func openFramesChild(t *testing.T, run frameRun, childOrigin, query, allow string) *frames {
+	t.Helper()
 	tb := openTab(t, run.b())
 	tb.navigate(run.page())
-	src := childOrigin + "/" + run.page()
+	src := childOrigin + "/" + run.page() + query
 	var allowArg any
 	if allow != "" {
 		allowArg = allow
