@@ -279,8 +279,10 @@ func TestFramesLazyUnseenFrame(t *testing.T) {
 // parent checks it with the code it loads for it. A call of a tool not
 // exposed to the frame's origin gets no answer and runs nothing; a list
 // shows the exposed tool only, and a call of it is answered. Where the
-// browser does not know the "tools" policy, cross-origin is off: even the
-// exposed tool's call gets no answer and runs nothing.
+// browser does not know the "tools" policy, Veil reads it from the
+// iframe's allow attribute, and the parent cannot find this iframe (in a
+// closed shadow root): cross-origin is off for it, and even the exposed
+// tool's call gets no answer and runs nothing.
 func TestFramesLazyForgedFirstRequest(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {

@@ -13,7 +13,8 @@ import (
 // frameSecurityRuns are the runtime's runs with a child the parent may
 // call: same-origin in Chromium as shipped, with the engine in a worker
 // and on the main thread, and cross-origin (allowed by the iframe's
-// "tools" policy, exposed to the parent) in front of Chromium's own WebMCP.
+// "tools" policy, exposed to the parent) in front of Chromium's own WebMCP
+// and in Chromium as shipped, whose policy the parent's Veil reads.
 var frameSecurityRuns = []struct {
 	run   frameRun
 	cross bool
@@ -21,6 +22,7 @@ var frameSecurityRuns = []struct {
 	{runWorker, false},
 	{runMain, false},
 	{runLayered, true},
+	{frameRun{"worker cross-origin", runWorker.b, runWorker.mode, true}, true},
 }
 
 // openCallable opens a parent and a child whose tools the parent may
@@ -149,25 +151,31 @@ func TestFramesAbort(t *testing.T) {
 	}
 }
 
-// TestFramesRemovedMidCall: a call into a frame that is removed before it
-// answers rejects with UnknownError, rather than waiting for ever.
+// TestFramesRemovedMidCall: a call into a frame that is removed, or
+// navigates away, before it answers rejects with UnknownError, rather
+// than waiting for ever.
 func TestFramesRemovedMidCall(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
-		t.Run(r.run.name, func(t *testing.T) {
-			f, from := openCallable(t, r.run, r.cross)
-			registerInChild(t, f, `{name: "c_never", description: "Never answers", execute: () => ((window.started = true), new Promise(() => {}))}`)
-			got := value[string](t, f.inParent(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "c_never");
-				const p = document.modelContext.executeTool(t, {});
-				if (!await fx.until(async () => (await fx.in(0, "return window.started === true")).value)) throw new Error("execute never started in the child");
-				fx.children[0].frame.remove();
-				try {
-					return "resolved: " + await p;
-				} catch (e) {
-					return e.name;
-				}`), "the parent's call")
-			assert.Equal(t, "UnknownError", got)
-		})
+		for _, gone := range []struct{ how, script string }{
+			{"removed", `fx.children[0].frame.remove()`},
+			{"navigated", `fx.children[0].frame.src = "about:blank"`},
+		} {
+			t.Run(r.run.name+"/"+gone.how, func(t *testing.T) {
+				f, from := openCallable(t, r.run, r.cross)
+				registerInChild(t, f, `{name: "c_never", description: "Never answers", execute: () => ((window.started = true), new Promise(() => {}))}`)
+				got := value[string](t, f.inParent(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "c_never");
+					const p = document.modelContext.executeTool(t, {});
+					if (!await fx.until(async () => (await fx.in(0, "return window.started === true")).value)) throw new Error("execute never started in the child");
+					`+gone.script+`;
+					try {
+						return "resolved: " + await p;
+					} catch (e) {
+						return e.name;
+					}`), "the parent's call")
+				assert.Equal(t, "UnknownError", got)
+			})
+		}
 	}
 }
 

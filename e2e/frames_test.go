@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/veilmcp/veil/e2e/bound"
 )
 
 // The frames tests put a child frame in a parent page, of the same origin
@@ -17,9 +19,9 @@ import (
 // both: the parent through the DevTools protocol, the child through the
 // parent (testdata/frames.js, fx.in). A child of another origin sees its
 // parent's tools, and the reverse, only where the browser knows the
-// "tools" permissions policy, which Chromium does with native WebMCP on:
-// so the cross-origin runs are in that browser, and in Chromium as
-// shipped cross-origin must be off.
+// "tools" permissions policy: Chromium's own with native WebMCP on, and
+// in Chromium as shipped, which does not know the feature, as the
+// parent's Veil reads it from the child's iframe's allow attribute.
 
 // framesHTML is the page of the frames tests, as parent and as child:
 // the harness, frames.js (which records the page's raw message traffic
@@ -34,7 +36,7 @@ var framesHTML = template.Must(template.New("frames").Parse(`<!doctype html>
 <style>body { margin: 0 } iframe { display: block; border: 0; width: 300px; height: 80px }</style>
 <script src="/harness.js"></script>
 <script src="/frames.js"></script>
-{{if .Veil}}<script src="/dist/webmcp.js" data-veil-mode="{{.Mode}}" data-veil-redeem-path="/redeem/"></script>{{end}}
+{{if .Veil}}<script src="/dist/webmcp.js" data-veil-mode="{{.Mode}}" data-veil-redeem-path="/redeem/"{{if .Wait}} data-veil-frame-wait="{{.Wait}}"{{end}}></script>{{end}}
 <script>if (document.modelContext) fx.listen();</script>
 </head>
 <body>
@@ -52,14 +54,19 @@ var framesHTML = template.Must(template.New("frames").Parse(`<!doctype html>
 `))
 
 // handleFrames serves framesHTML: mode=main runs the engine on the main
-// thread, veil=0 leaves the runtime out.
+// thread, veil=0 leaves the runtime out, wait=<ms> is how long its frames
+// wait for another (data-veil-frame-wait; the runtime's second if none).
 func handleFrames(w http.ResponseWriter, r *http.Request) {
 	mode := r.URL.Query().Get("mode")
 	if mode != "main" {
 		mode = "worker"
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := framesHTML.Execute(w, map[string]any{"Mode": mode, "Veil": r.URL.Query().Get("veil") != "0"}); err != nil {
+	wait := ""
+	if n, err := strconv.Atoi(r.URL.Query().Get("wait")); err == nil && n > 0 {
+		wait = strconv.Itoa(n)
+	}
+	if err := framesHTML.Execute(w, map[string]any{"Mode": mode, "Veil": r.URL.Query().Get("veil") != "0", "Wait": wait}); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	}
 }
@@ -100,6 +107,14 @@ func crossOrigin(t testing.TB) string {
 	return strings.Replace(server.URL, "127.0.0.1", "localhost", 1)
 }
 
+// patient is the query that makes a frames page wait lazyAnswerWait,
+// scaled, for another frame's answer (handleFrames): for the tests whose
+// frame must hear the frames above it about its "tools" policy, so that a
+// parent that a busy machine slows is not taken for one that cannot tell.
+func patient() string {
+	return "&wait=" + strconv.FormatInt(bound.Millis(lazyAnswerWait), 10)
+}
+
 // frames is a parent page with one child, in one tab.
 type frames struct {
 	*tab
@@ -110,9 +125,15 @@ type frames struct {
 // iframe with the allow attribute given ("" for none).
 func openFrames(t *testing.T, run frameRun, childOrigin, allow string) *frames {
 	t.Helper()
+	return openFramesChild(t, run, childOrigin, "", allow)
+}
+
+// openFramesChild is openFrames with query added to the child's page.
+func openFramesChild(t *testing.T, run frameRun, childOrigin, query, allow string) *frames {
+	t.Helper()
 	tb := openTab(t, run.b())
 	tb.navigate(run.page())
-	src := childOrigin + "/" + run.page()
+	src := childOrigin + "/" + run.page() + query
 	var allowArg any
 	if allow != "" {
 		allowArg = allow
@@ -206,10 +227,11 @@ func TestFramesSameOrigin(t *testing.T) {
 // sees the parent's tool only when the parent exposes it to the child's
 // origin and the child asks for the parent's origin, and the reverse;
 // each runs the other's tool, and toolchange reaches the other frame.
-// Chromium's own WebMCP gives the same.
+// Chromium's own WebMCP gives the same, and the runtime in Chromium as
+// shipped, where the parent's Veil reads the allow attribute.
 func TestFramesCrossOrigin(t *testing.T) {
 	t.Parallel() // in a tab of its own
-	for _, run := range []frameRun{runLayered, runNative} {
+	for _, run := range []frameRun{runLayered, runNative, runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
 			f := openFrames(t, run, crossOrigin(t), "tools *")
 			require.Nil(t, f.inParent(`await fx.register({name: "p_x", description: "Parent tool", execute: () => "hello"}, {exposedTo: [`+js(f.child)+`]})`).Error)
@@ -247,8 +269,8 @@ const toolchanges = `return e2e.events.filter((e) => e === "toolchange").length`
 
 // TestFramesHidden: a frame that may not see a tool learns nothing of it,
 // neither from getTools nor from a toolchange: a cross-origin frame the
-// tool is not exposed to and, in Chromium as shipped (which does not know the "tools" policy), every
-// cross-origin frame. Messages between two windows keep their order, so a
+// tool is not exposed to, whether the browser knows the "tools" policy or
+// the parent's Veil reads it. Messages between two windows keep their order, so a
 // toolchange the other frame was sent would have fired before the next
 // command the test sends it. (A frame whose iframe does not allow "tools"
 // cannot use the API at all: TestFramesNotAllowed.)
@@ -258,23 +280,16 @@ func TestFramesHidden(t *testing.T) {
 		name  string
 		run   frameRun
 		allow string
-		// exposed is what the tools are exposed to: "other" for an origin
-		// of no frame, "peer" for the other frame's.
-		exposed string
 	}{
-		{"exposed to another origin", runLayered, "tools *", "other"},
-		{"policy unknown to the browser", runWorker, "tools *", "peer"},
-		{"policy unknown to the browser, main thread", runMain, "tools *", "peer"},
+		{"exposed to another origin", runLayered, "tools *"},
+		{"exposed to another origin, policy unknown to the browser", runWorker, "tools *"},
+		{"exposed to another origin, policy unknown to the browser, main thread", runMain, "tools *"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := openFrames(t, tt.run, crossOrigin(t), tt.allow)
-			exposed := func(peer string) string {
-				if tt.exposed == "other" {
-					return js("https://other.example")
-				}
-				return js(peer)
-			}
+			// The tools are exposed to an origin of no frame.
+			exposed := func(string) string { return js("https://other.example") }
 			require.Nil(t, f.inParent(`await fx.register({name: "p_hidden", description: "d", execute: () => "x"}, {exposedTo: [`+exposed(f.child)+`]})`).Error)
 			assert.Equal(t, 0, value[int](t, f.inChild(toolchanges), "toolchange events in the child"))
 			assert.Equal(t, []string{}, value[[]string](t, f.inChild(`return fx.names({fromOrigins: [`+js(f.parent)+`]})`), "getTools in the child"))

@@ -35,11 +35,17 @@ const answerCall = (port, origin, same, { name, input }) => {
   const end = () => {
     incoming.delete(drop);
     port.onmessage = null;
+    port.removeEventListener('close', onClose);
     port.close();
   };
   const drop = () => (port.postMessage(errorData(null)), controller.abort(), end());
+  const onClose = () => (controller.abort(), end());
   incoming.add(drop);
   port.onmessage = ({ data }) => data?.type === 'abort' && (controller.abort(), end());
+  // The caller's document is gone (its frame removed or navigated) and
+  // its pagehide said nothing: nobody can receive the answer, so the call
+  // is cancelled as if the caller had aborted it.
+  port.addEventListener('close', onClose);
   port.postMessage({ type: 'accepted' });
   let json;
   try {

@@ -34,7 +34,9 @@ const askFrame = (w, origin, message) =>
 export const frameTools = (fromOrigins) => {
   if (!page.allowed) return Promise.resolve([]);
   const asks = [];
+  // A frame the policy leaves out is not asked: its answer would be its embedder's word alone (containerAllows).
   whoToAsk(fromOrigins, (w, origin) =>
+    (origin === location.origin || containerAllows(w, origin)) &&
     asks.push(
       askFrame(w, origin, tagged('list')).then((msg) =>
         (Array.isArray(msg?.tools) ? msg.tools : [])
@@ -61,7 +63,7 @@ export const executeInFrame = (w, origin, name, json, signal) =>
   new Promise((resolve, reject) => {
     const unavailable = () => new DOMException(`executeTool: tool ${JSON.stringify(str(name))} is not available to this document`, 'UnknownError');
     const same = origin === location.origin;
-    if (!page.allowed || !ofThisPage(w) || reachable(w) !== same || (same ? !w[MARK] : !page.crossOrigin)) return reject(unavailable());
+    if (!page.allowed || !ofThisPage(w) || reachable(w) !== same || (same ? !w[MARK] : !(page.crossOrigin && containerAllows(w, origin)))) return reject(unavailable());
     if (signal?.aborted) return reject(signal.reason);
     const { port1, port2 } = new MessageChannel();
     let accepted = false;
@@ -71,9 +73,11 @@ export const executeInFrame = (w, origin, name, json, signal) =>
       signal?.removeEventListener('abort', onAbort);
       outgoing.delete(drop);
       port1.onmessage = null;
+      port1.removeEventListener('close', onClose);
       port1.close();
     };
     const fail = (e) => (end(), reject(e));
+    const onClose = () => fail(unavailable());
     const drop = () => (port1.postMessage({ type: 'abort' }), fail(unavailable()));
     const onAbort = () => (port1.postMessage({ type: 'abort' }), fail(signal.reason));
     // Nothing comes back from a frame that may not see the tool.
@@ -85,6 +89,11 @@ export const executeInFrame = (w, origin, name, json, signal) =>
     port1.onmessage = ({ data: msg }) => {
       if (msg?.type === 'accepted' && !accepted) {
         accepted = true;
+        // Once accepted, a frame whose document went away (removed, or
+        // navigated) while the call runs closes its port, where the
+        // browser tells. Not before: a refusal says nothing, not even by
+        // closing (a frame that may not see a tool cannot tell why).
+        port1.addEventListener('close', onClose);
         return clearTimeout(timer);
       }
       if (msg?.type === 'result' && accepted && typeof msg.value === 'string') return end(), resolve(msg.value);

@@ -12,6 +12,7 @@
  * @property {boolean} allowed                  this document may use tools across frames
  * @property {boolean} crossOrigin              and cross-origin frames take part
  * @property {number} wait                      how long, in ms, a frame waits for another that may never answer (data-veil-frame-wait)
+ * @property {boolean} policyKnown              the browser knows the "tools" permissions policy
  */
 /** @type {Page} */
 export const page = /** @type {any} */ ({});

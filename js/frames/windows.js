@@ -2,6 +2,7 @@
 
 import { FRAMES, MARK, reachable } from '../webmcp/frametag.js';
 import { queryAll } from '../webmcp/dom.js';
+import { chainAllows } from '../webmcp/container.js';
 import { page } from './page.js';
 
 /** ofThisPage says whether w is another window of this page's frame tree. */
@@ -14,12 +15,20 @@ export const ofThisPage = (w) => {
 };
 
 /**
- * containerAllows asks the iframe element of w, when this frame can reach
- * it, whether the "tools" policy allows origin there; an embedder out of
- * reach leaves it to w's own Veil.
+ * containerAllows says whether the "tools" policy lets origin take part
+ * from w. Where the browser knows the policy, which binds every frame
+ * itself, that is w's iframe element's, when this frame can reach it (an
+ * embedder out of reach leaves it to w's own Veil; an iframe out of
+ * sight, in a closed shadow tree, too). Where Veil reads the allow
+ * attributes, w's Veil took its embedder's word, and that embedder may
+ * be a page without Veil that says what it likes: so every iframe
+ * between w and the top that this frame can reach must allow "tools"
+ * (chainAllows), and one out of sight that holds a cross-origin document
+ * allows nothing.
  */
 export const containerAllows = (w, origin) => {
   try {
+    if (!page.policyKnown) return chainAllows(w, origin) === true;
     const p = w.parent;
     if (p === w || !reachable(p)) return true;
     for (const el of queryAll(p.document, 'iframe, frame'))

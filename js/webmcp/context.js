@@ -6,7 +6,7 @@ import { str, isObject, named } from './util.js';
 import { registrations, live, prepare, submit, unregister, unregisterName } from './registry.js';
 import { install } from './mirror.js';
 import { run, abortSignal, parseInput } from './run.js';
-import { frameTools, byName, executeInFrame, policyKnown, allowed } from './frames.js';
+import { frameTools, byName, executeInFrame, policy, policyNow } from './frames.js';
 import { originOf, parseOrigins } from './origins.js';
 import { handlerAttributes } from './events.js';
 import { own, define } from './dom.js';
@@ -21,10 +21,45 @@ const KEY = Symbol();
  */
 const activeOnly = (mc) => {
   if (mc !== context) throw new DOMException('the ModelContext is not of the active document', 'InvalidStateError');
-  // Where the browser knows the "tools" permissions policy and it does
-  // not allow this document (a cross-origin frame not allowed by its
-  // iframe), the API is off, as in Chromium.
-  if (policyKnown && !allowed) throw new DOMException('the "tools" permissions policy does not allow WebMCP in this document', 'NotAllowedError');
+  // Where the "tools" permissions policy does not allow this document (a
+  // cross-origin frame not allowed by its iframe), the API is off, as in
+  // Chromium.
+  if (policyNow()?.denied) throw new DOMException('the "tools" permissions policy does not allow WebMCP in this document', 'NotAllowedError');
+};
+
+/**
+ * decided runs f at once when this document's policy is decided, else
+ * once it is (a frame asks the frame above, which answers within a
+ * second), so that a call made meanwhile is refused as the policy says.
+ */
+const decided = (mc, f) => {
+  if (policyNow()) return f();
+  return policy().then(() => (activeOnly(mc), f()));
+};
+
+/** executeTool is ModelContext's executeTool, once this document's policy is decided. */
+const executeTool = (mc, tool, rest) => {
+  try {
+    activeOnly(mc);
+    if (!policyNow()) return policy().then(() => executeTool(mc, tool, rest));
+    if (!isObject(tool) || ['name', 'description', 'origin', 'window'].some((k) => tool[k] === undefined))
+      throw new TypeError('executeTool: the tool must be a RegisteredTool (name, description, origin, window)');
+    const name = str(tool.name);
+    const origin = originOf(tool.origin);
+    if (!origin) throw new DOMException(`executeTool: the origin of tool ${JSON.stringify(name)} is not a URL with an origin`, 'NotSupportedError');
+    const input = rest[0] === undefined ? {} : rest[0];
+    if (!isObject(input)) throw new TypeError('executeTool: the input must be an object');
+    const json = JSON.stringify(input);
+    if (json === undefined) throw new TypeError('executeTool: the input cannot be serialized');
+    const signal = abortSignal(rest[1]?.signal);
+    signal?.throwIfAborted();
+    // Another frame's tool runs there, through that frame's engine.
+    if (tool.window !== window) return executeInFrame(tool.window, origin, name, json, signal);
+    if (origin !== location.origin) throw new DOMException(`executeTool: tool ${JSON.stringify(name)} is not this document's`, 'UnknownError');
+    return run(name, json, signal);
+  } catch (e) {
+    return Promise.reject(e);
+  }
 };
 
 class ModelContext extends EventTarget {
@@ -37,7 +72,7 @@ class ModelContext extends EventTarget {
   registerTool(tool, options = {}) {
     try {
       activeOnly(this);
-      return submit(prepare(tool, options));
+      return decided(this, () => submit(prepare(tool, options)));
     } catch (e) {
       return Promise.reject(e);
     }
@@ -45,6 +80,7 @@ class ModelContext extends EventTarget {
 
   async getTools(options = {}) {
     activeOnly(this);
+    if (!policyNow()) await decided(this, () => {});
     // Other frames are asked at once, in parallel with this frame's own.
     const others = frameTools(parseOrigins('getTools', 'fromOrigins', options?.fromOrigins));
     await Promise.all([...registrations.values()].map((e) => e.settled));
@@ -56,26 +92,8 @@ class ModelContext extends EventTarget {
 
   /** @returns {Promise<string>} */
   executeTool(tool, ...rest) {
-    try {
-      activeOnly(this);
-      if (!isObject(tool) || ['name', 'description', 'origin', 'window'].some((k) => tool[k] === undefined))
-        throw new TypeError('executeTool: the tool must be a RegisteredTool (name, description, origin, window)');
-      const name = str(tool.name);
-      const origin = originOf(tool.origin);
-      if (!origin) throw new DOMException(`executeTool: the origin of tool ${JSON.stringify(name)} is not a URL with an origin`, 'NotSupportedError');
-      const input = rest[0] === undefined ? {} : rest[0];
-      if (!isObject(input)) throw new TypeError('executeTool: the input must be an object');
-      const json = JSON.stringify(input);
-      if (json === undefined) throw new TypeError('executeTool: the input cannot be serialized');
-      const signal = abortSignal(rest[1]?.signal);
-      signal?.throwIfAborted();
-      // Another frame's tool runs there, through that frame's engine.
-      if (tool.window !== window) return executeInFrame(tool.window, origin, name, json, signal);
-      if (origin !== location.origin) throw new DOMException(`executeTool: tool ${JSON.stringify(name)} is not this document's`, 'UnknownError');
-      return run(name, json, signal);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    // Not this.executeTool: the page may have replaced it.
+    return executeTool(this, tool, rest);
   }
 
   // The 2025 API.

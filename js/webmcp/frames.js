@@ -6,8 +6,11 @@
 // another frame.
 //
 // Same-origin frames are one trust domain. Cross-origin frames take part
-// only where the browser knows the "tools" permissions policy and it
-// allows this document; elsewhere cross-origin is off (it fails closed),
+// only where the "tools" permissions policy allows this document: the
+// browser's, where it knows the feature; else the policy as the iframes'
+// allow attributes declare it, which each frame's Veil reads for its
+// children (allow.js) and tells them when they ask. Where nobody can tell
+// (the frame above runs no Veil), cross-origin is off (it fails closed),
 // and a frame takes part only in a chain of same-origin frames from the top.
 
 import { str, isObject, noop, abortOf } from './util.js';
@@ -17,6 +20,7 @@ import { registrations, live } from './registry.js';
 import { context } from './context.js';
 import { run, parseInput } from './run.js';
 import { mirrored } from './mirror.js';
+import { chainAllows } from './container.js';
 
 export { MARK, reachable };
 
@@ -30,16 +34,128 @@ export const policyKnown = (() => {
     return false;
   }
 })();
-/** Whether this document may use tools across frames. */
-export const allowed = (() => {
+
+/**
+ * @typedef {object} Policy
+ * @property {boolean} allowed      this document may use tools across frames
+ * @property {boolean} crossOrigin  and cross-origin frames take part
+ * @property {boolean} denied       the policy does not allow WebMCP here: the API refuses with NotAllowedError
+ * @property {boolean} decided      the policy is known, from the browser or from the frames above
+ */
+
+/** decision is the Policy of a document whose policy is known to allow it or not. */
+const decision = (yes) => ({ allowed: yes, crossOrigin: yes, denied: !yes, decided: true });
+
+/**
+ * undecided is the Policy where nobody can tell: the browser does not
+ * know "tools" and the frame above runs no Veil that read this frame's
+ * iframe. Cross-origin is off (it fails closed), the document's own tools
+ * work, and only a chain of same-origin frames from the top takes part.
+ */
+const undecided = () => {
+  let allowed = true;
   try {
-    if (policyKnown) return permissions.allowsFeature('tools');
-    for (let w = /** @type {Window} */ (window); w !== top; w = w.parent) if (!reachable(w.parent)) return false;
-    return true;
+    for (let w = /** @type {Window} */ (window); w !== top; w = w.parent) if (!reachable(w.parent)) allowed = false;
   } catch {
-    return false;
+    allowed = false;
   }
-})();
+  return { allowed, crossOrigin: false, denied: false, decided: false };
+};
+
+/** askOne asks the ancestor w for this document's policy: true, false, or undefined when it cannot tell or does not answer. */
+const askOne = (w) =>
+  new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    const done = (v) => {
+      clearTimeout(timer);
+      port1.onmessage = null;
+      port1.close();
+      resolve(v);
+    };
+    const timer = setTimeout(done, frameWait);
+    port1.onmessage = ({ data }) => done(typeof data?.allowed === 'boolean' ? data.allowed : undefined);
+    try {
+      // Not reachable, or reachable with a Veil: a same-origin window without one cannot answer.
+      if (reachable(w) && !w[MARK]) return done(undefined);
+      // The question holds nothing; the answer comes on this frame's own port, from whoever is in w.
+      w.postMessage({ [FRAMES]: 1, type: 'policy' }, '*', [port2]);
+    } catch {
+      done(undefined);
+    }
+  });
+
+/**
+ * askAncestors asks every frame above this one for this document's
+ * policy, each reading the iframes it can see between this document and
+ * the top (the parent, this frame's own). The parent's word alone is not
+ * enough: a parent without Veil, or one the policy leaves out, may say
+ * what it likes, and a frame above it that sees its iframe refuses it.
+ * true where every one allows it; false where any refuses; else (one
+ * cannot tell, or does not answer) undefined.
+ * @returns {Promise<boolean | undefined>}
+ */
+const askAncestors = () => {
+  const asks = [];
+  try {
+    for (let w = /** @type {Window} */ (window); w !== w.parent; w = w.parent) asks.push(askOne(w.parent));
+  } catch {
+    return Promise.resolve(undefined);
+  }
+  return Promise.all(asks).then((answers) => (answers.includes(false) ? false : answers.every((a) => a === true) ? true : undefined));
+};
+
+/** @type {Policy | undefined} This document's policy, once decided. */
+let state;
+/** @type {Promise<Policy> | undefined} */
+let deciding;
+/**
+ * policy resolves with this document's Policy: the browser's where it
+ * knows "tools", the top document's own (allowed), else what the frame
+ * above read from this frame's iframe element.
+ * @returns {Promise<Policy>}
+ */
+export const policy = () =>
+  (deciding ??= (() => {
+    if (policyKnown) {
+      let yes = false;
+      try {
+        yes = permissions.allowsFeature('tools');
+      } catch {}
+      state = decision(yes);
+    } else if (window === top) state = decision(true);
+    if (state) return Promise.resolve(state);
+    return askAncestors().then((yes) => (state = yes === undefined ? undecided() : decision(yes)));
+  })());
+/** policyNow is this document's Policy if it is decided already. */
+export const policyNow = () => state;
+
+/** below says whether w is a window under this one. */
+const below = (w) => {
+  try {
+    for (let a = w; a && a !== a.parent; a = a.parent) if (a.parent === window) return true;
+  } catch {}
+  return false;
+};
+
+/**
+ * answerPolicy tells a frame below this one its policy: this document's
+ * own, and the allow attributes of the iframes between them that this
+ * document can see (chainAllows); undefined where it cannot tell.
+ */
+const answerPolicy = (e) => {
+  const port = e.ports[0];
+  if (!port) return;
+  const reply = (allowed) => (port.postMessage({ allowed }), port.close());
+  const w = e.source;
+  if (!below(w)) return reply(undefined);
+  policy().then((p) => {
+    let chain;
+    try {
+      chain = chainAllows(w, e.origin);
+    } catch {}
+    reply(!p.decided ? undefined : p.allowed ? chain : false);
+  });
+};
 
 /** byName sorts tools by name, in code unit order, as the draft does. */
 export const byName = (tools) => tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -50,8 +166,8 @@ const others = () => window !== top || window.length > 0;
 let loaded;
 /** load imports veil-frames.js once and hands it the runtime; if it does not load, there are no tools across frames. */
 export const load = () =>
-  (loaded ??= importWithin('veil-frames.js').then(
-    (m) => m.start({ registrations, live, context, run, parseInput, allowed, crossOrigin: policyKnown && allowed, wait: frameWait }),
+  (loaded ??= Promise.all([importWithin('veil-frames.js'), policy()]).then(
+    ([m, p]) => m.start({ registrations, live, context, run, parseInput, allowed: p.allowed, crossOrigin: p.crossOrigin, policyKnown, wait: frameWait }),
     (e) => {
       const off = new DOMException(`tools across frames are off: ${base}veil-frames.js did not load`, 'UnknownError');
       console.error(`veil: ${off.message}`, e);
@@ -60,7 +176,7 @@ export const load = () =>
   ));
 
 /** preload loads veil-frames.js where a frame appeared, so that it answers the frame's first request in time. */
-export const preload = () => void (allowed && load().catch(noop));
+export const preload = () => void policy().then((p) => p.allowed && load().catch(noop));
 
 /**
  * frameTools asks the other frames of the page for the tools they expose
@@ -69,13 +185,15 @@ export const preload = () => void (allowed && load().catch(noop));
  * @returns {Promise<RegisteredTool[]>}
  */
 export const frameTools = (fromOrigins) =>
-  allowed && others()
-    ? // The page's own tools wait for the others' twice a frame's wait at most (two seconds by default), however long the module takes.
-      Promise.race([load().then((f) => f.frameTools(fromOrigins), () => []), new Promise((r) => setTimeout(r, 2 * frameWait, []))])
-    : Promise.resolve([]);
+  policy().then((p) =>
+    p.allowed && others()
+      ? // The page's own tools wait for the others' twice a frame's wait at most (two seconds by default), however long the module takes.
+        Promise.race([load().then((f) => f.frameTools(fromOrigins), () => []), new Promise((r) => setTimeout(r, 2 * frameWait, []))])
+      : [],
+  );
 
 /** notifyFrames tells the frames that may see the registration that the tools changed. */
-export const notifyFrames = (entry) => void (allowed && others() && load().then((f) => f.notifyFrames(entry), noop));
+export const notifyFrames = (entry) => void policy().then((p) => p.allowed && others() && load().then((f) => f.notifyFrames(entry), noop));
 
 /** executeInFrame runs another frame's tool there (veil-frames.js); an abort ends it while the module loads too. */
 export const executeInFrame = (w, origin, name, json, signal) =>
@@ -97,11 +215,14 @@ export const start = () => {
       // not hear it (a page listening once for a message of its own
       // would take this one for it and wait for ever). Capturing, so
       // that this listener is the window's first.
-      if (e.data.type === 'change') e.stopImmediatePropagation();
+      if (e.data.type === 'change' || e.data.type === 'policy') e.stopImmediatePropagation();
+      // A child asking for its policy is answered here, without veil-frames.js.
+      if (e.data.type === 'policy') return answerPolicy(e);
       load().then((f) => f.receive(e), noop);
     },
     true,
   );
-  // A frame is asked by the others from its start: it loads the code that answers at once.
+  // A frame is asked by the others from its start: it learns its policy and loads the code that answers at once.
+  policy();
   if (window !== top) preload();
 };

@@ -35,6 +35,7 @@ import { start as startEngine } from './engine.js';
 import { start as defineEvents } from './events.js';
 import { start as expose } from './veil.js';
 import { start as installContext } from './context.js';
+import { start as knowPseudoClasses } from './pseudo.js';
 
 // A second copy leaves the first as it is. veil is the runtime's own
 // property of the window; an element named veil makes globalThis.veil
@@ -48,6 +49,7 @@ if (!Object.hasOwn(globalThis, 'veil')) {
     listenFrames();
     guardForms();
     installContext();
+    knowPseudoClasses();
     expose();
     serveMCP();
     readyState(document) === 'loading' ? on(document, 'DOMContentLoaded', tray, { once: true }) : tray();
