@@ -17,6 +17,7 @@ import { registrations, live } from './registry.js';
 import { context } from './context.js';
 import { run, parseInput } from './run.js';
 import { mirrored } from './mirror.js';
+import { listed } from './listing.js';
 
 export { MARK, reachable };
 
@@ -51,7 +52,7 @@ let loaded;
 /** load imports veil-frames.js once and hands it the runtime; if it does not load, there are no tools across frames. */
 export const load = () =>
   (loaded ??= importWithin('veil-frames.js').then(
-    (m) => m.start({ registrations, live, context, run, parseInput, allowed, crossOrigin: policyKnown && allowed, wait: frameWait }),
+    (m) => m.start({ registrations, live, listed, context, run, parseInput, allowed, crossOrigin: policyKnown && allowed, wait: frameWait }),
     (e) => {
       const off = new DOMException(`tools across frames are off: ${base}veil-frames.js did not load`, 'UnknownError');
       console.error(`veil: ${off.message}`, e);

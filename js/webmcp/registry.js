@@ -30,6 +30,10 @@ import { notifyFrames } from './frames.js';
  * @property {AbortController} [mirror]    the native mirror's registration
  * @property {Promise<void>} [settled]      once the engine has answered (set as the entry is made)
  * @property {string} source               the definition as sent, for an engine started again
+ * @property {{version: number, def: any}} [listed]   what the tool lists carry of it, for the session's set as of version (listing.js)
+ * @property {{version: number, promise: Promise<void>}} [asking]   the engine's answer for listed, awaited
+ * @property {string} [mirrored]            the JSON of what its native mirror was registered with
+ * @property {boolean} [remirror]           its mirror is to be registered anew once its calls are over
  */
 /** @type {Map<number, Entry>} Registrations pending or live. */
 export const registrations = new Map();
