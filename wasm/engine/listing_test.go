@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -90,4 +91,31 @@ func TestWithheldFailsClosed(t *testing.T) {
 		require.ErrorAs(t, err, &ee)
 		assert.Equal(t, InvalidStateError, ee.Name)
 	})
+}
+
+// BenchmarkWithheldList: what the page pays after each output once the
+// session withheld something: the strings of twenty form tools of ten
+// options each, against a set of a hundred withheld keys.
+func BenchmarkWithheldList(b *testing.B) {
+	e := newTestEngine(b)
+	mustRegister(b, e, `{"name":"keys","description":"d","outputSchema":{"type":"object","properties":{"keys":{"type":"array","items":{"type":"string","x-sensitive":true}}}}}`)
+	keys := make([]string, 100)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("sk_live_%016x", uint64(i)*0x9e3779b97f4a7c15)
+	}
+	res := e.OutputOf("keys", Outcome{Kind: Returned, Data: jsonText(map[string]any{"keys": keys})})
+	require.Nil(b, res.Err)
+	var values []string
+	for t := range 20 {
+		values = append(values, fmt.Sprintf("tool_%d", t), "Pays the order for the signed-in user")
+		for o := range 10 {
+			values = append(values, fmt.Sprintf("opt-%d-%d", t, o), fmt.Sprintf("Option %d of tool %d", o, t))
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := e.Withheld(values); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
