@@ -57,8 +57,8 @@ func isMedia(tr *tree, k int) bool {
 
 // mayHaveContent reports whether the JSON text data may be a
 // CallToolResult with content items, whose media a view withholds once
-// the session withheld something: it names "content", or escapes a
-// character, which a member name can be written with.
+// the session withheld something: it has the string "content", or
+// escapes a character, which a member name can be written with.
 func mayHaveContent(data string) bool {
-	return strings.Contains(data, "content") || strings.Contains(data, `\u`)
+	return strings.Contains(data, `"content"`) || strings.Contains(data, `\u`)
 }
