@@ -115,4 +115,8 @@ func TestListsLeaveOutWithheldOptions(t *testing.T) {
 	})()`)
 	assert.NotContains(t, later, listCard, "a form added later")
 	assert.Contains(t, later, "A new card", "a form added later")
+	assert.Eventually(t, func() bool {
+		s := reg.schema("pay_again")
+		return !strings.Contains(s, listCard) && strings.Contains(s, "A new card")
+	}, bound.Of(10*time.Second), 20*time.Millisecond, "the native mirror of a form added later")
 }

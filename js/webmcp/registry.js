@@ -11,7 +11,8 @@ import { str, isObject, isAbortSignal, toError, messageOf } from './util.js';
 import { parseOrigins } from './origins.js';
 import { call } from './engine.js';
 import { changed } from './context.js';
-import { mirror } from './mirror.js';
+import { mirror, remirror } from './mirror.js';
+import { listed } from './listing.js';
 import { notifyFrames } from './frames.js';
 
 /**
@@ -119,6 +120,8 @@ export const submit = ({ name, execute, resolve: refine, signal, exposedTo = [],
         entry.def = JSON.parse(b);
         entry.live = true;
         mirror(entry);
+        // Listed bare until the engine answers for it, once the session withheld something.
+        listed([entry]).then(() => remirror(entry));
         changed();
         notifyFrames(entry);
         setTimeout(() => (entry.gone ? reject(entry.reason) : resolve(undefined)));
