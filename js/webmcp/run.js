@@ -65,8 +65,11 @@ export const run = (name, input, signal) => {
     const n = /** @type {number} */ (running.get(name)) - 1;
     if (n) return void running.set(name, n);
     running.delete(name);
-    // A mirror whose listing changed while the tool ran is registered anew now.
-    for (const e of registrations.values()) if (e.name === name && e.remirror) (e.remirror = false), remirror(e);
+    // A mirror whose listing changed while the tool ran is registered
+    // anew a task later, once the browser has the call's result.
+    setTimeout(() => {
+      if (!running.has(name)) for (const e of registrations.values()) if (e.name === name && e.remirror) (e.remirror = false), remirror(e);
+    });
   });
 };
 
