@@ -119,4 +119,22 @@ func TestListsLeaveOutWithheldOptions(t *testing.T) {
 		s := reg.schema("pay_again")
 		return !strings.Contains(s, listCard) && strings.Contains(s, "A new card")
 	}, bound.Of(10*time.Second), 20*time.Millisecond, "the native mirror of a form added later")
+
+	// A tool whose own list carries what its call withholds, called
+	// through the native mirror: the browser gets the call's view, and
+	// the mirror is registered anew after it.
+	const other = "5500005555555559"
+	require.True(t, eval[settled](tb, `e2e.register({name: "use_card", description: "Uses a card",
+		inputSchema: {type: "object", properties: {card: {type: "string", enum: ["`+other+`", "Portugal"]}}},
+		outputSchema: {type: "object", properties: {used: {type: "string", "x-sensitive": true}}}}, {returns: {used: "`+other+`"}})`).OK)
+	require.Eventually(t, func() bool { return strings.Contains(reg.schema("use_card"), "Portugal") }, bound.Of(10*time.Second), 20*time.Millisecond,
+		"the mirror of use_card")
+	ev := tb.invokeTool("use_card", `{"card":"Portugal"}`)
+	assert.Equal(t, "Completed", string(ev.Status), "the mirror's call")
+	assert.NotContains(t, string(ev.Output), other)
+	assert.Contains(t, string(ev.Output), "dev.veil/withheld", "the browser got the call's view")
+	assert.Eventually(t, func() bool {
+		s := reg.schema("use_card")
+		return !strings.Contains(s, other) && strings.Contains(s, "Portugal")
+	}, bound.Of(10*time.Second), 20*time.Millisecond, "the mirror of use_card is registered anew after its call")
 }
