@@ -128,8 +128,10 @@ const runOn = async (lost, name, input, signal) => {
       // next must know it cannot scrub what this one withheld. An engine
       // lost while it had the output may have withheld some of it.
       scrubbing ||= r[0].scrubbing === true || (held && lost.aborted);
-      // What it withheld leaves the tool lists before the caller has the view.
-      return r[0].scrubbing === true ? grew().then(() => r, () => r) : r;
+      // What it withheld leaves the tool lists before the caller has the
+      // view. An output that passed as it came withheld nothing, and the
+      // set is as it was.
+      return r[0].scrubbing === true && r[0].same !== true ? grew().then(() => r, () => r) : r;
     });
   };
   try {
