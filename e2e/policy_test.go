@@ -24,15 +24,17 @@ import (
 // untrusted content a tool fetched.
 
 // nativeRegistry follows the tab's native WebMCP registry as the DevTools
-// protocol reports it: the names of the tools in it.
+// protocol reports it: the names of the tools in it, and the input schema
+// each name was last added with.
 type nativeRegistry struct {
-	mu    sync.Mutex
-	tools map[string]bool
+	mu      sync.Mutex
+	tools   map[string]bool
+	schemas map[string]string
 }
 
 func (tb *tab) followNative() *nativeRegistry {
 	tb.t.Helper()
-	r := &nativeRegistry{tools: map[string]bool{}}
+	r := &nativeRegistry{tools: map[string]bool{}, schemas: map[string]string{}}
 	ctx, cancel := context.WithCancel(tb.ctx)
 	tb.t.Cleanup(cancel)
 	added := chromedp.Events(ctx, webmcp.ToolsAdded)
@@ -45,6 +47,7 @@ func (tb *tab) followNative() *nativeRegistry {
 			r.mu.Lock()
 			for _, t := range ev.Tools {
 				r.tools[t.Name] = true
+				r.schemas[t.Name] = string(t.InputSchema)
 			}
 			r.mu.Unlock()
 		}
@@ -96,6 +99,14 @@ func (r *nativeRegistry) has(name string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.tools[name]
+}
+
+// schema returns the input schema the tool named name was last added
+// with, as JSON text, or "" when it never was.
+func (r *nativeRegistry) schema(name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.schemas[name]
 }
 
 // TestPolicyNoToolAroundTheEngine: untrusted HTML the page renders plants

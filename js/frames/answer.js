@@ -80,8 +80,16 @@ export const receive = (e) => {
   const port = e.ports[0];
   if (!port) return;
   if (msg.type === 'list') {
-    const tools = page.allowed ? page.live().filter((entry) => visible(entry, origin)).map((entry) => entry.def) : [];
-    if (tools.length || same) port.postMessage({ tools });
+    // What the lists carry of each (listing.js), as this frame's own getTools lists it.
+    const listing = page.allowed ? page.listed(page.live().filter((entry) => visible(entry, origin))) : Promise.resolve([]);
+    listing.then(
+      (tools) => {
+        if (tools.length || same) port.postMessage({ tools });
+        port.close();
+      },
+      () => port.close(),
+    );
+    return;
   } else if (msg.type === 'call' && page.allowed) return answerCall(port, origin, same, msg);
   else if (same) port.postMessage({ type: 'error', name: 'UnknownError', message: 'tools are not allowed in this frame' });
   port.close();

@@ -6,6 +6,7 @@
  * @typedef {object} Page
  * @property {Map<number, any>} registrations   the registry's entries
  * @property {() => any[]} live                 the live entries, by name
+ * @property {(entries: any[]) => Promise<any[]>} listed   what the tool lists carry of entries (listing.js)
  * @property {EventTarget} context              document.modelContext
  * @property {(name: string, input: any, signal: AbortSignal) => Promise<string>} run
  * @property {(json: string) => any} parseInput

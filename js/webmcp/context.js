@@ -10,6 +10,7 @@ import { frameTools, byName, executeInFrame, policy, policyNow } from './frames.
 import { originOf, parseOrigins } from './origins.js';
 import { handlerAttributes } from './events.js';
 import { own, define } from './dom.js';
+import { listing, listed } from './listing.js';
 
 const KEY = Symbol();
 
@@ -86,7 +87,7 @@ class ModelContext extends EventTarget {
     await Promise.all([...registrations.values()].map((e) => e.settled));
     // Fresh copies, as Chromium gives: a caller that edits one must not
     // change what the next caller sees.
-    const own = live().map((e) => ({ ...structuredClone(e.def), title: e.def.title ?? '', window, origin: location.origin }));
+    const own = (await listed(live())).map((d) => ({ ...structuredClone(d), title: d.title ?? '', window, origin: location.origin }));
     return byName([...own, ...(await others)]);
   }
 
@@ -123,12 +124,17 @@ class ModelContextTesting extends EventTarget {
   }
 
   listTools() {
-    return live().map((e) => ({
-      name: e.name,
-      description: e.def.description,
-      inputSchema: JSON.stringify(e.def.inputSchema),
-      annotations: structuredClone(e.def.annotations),
-    }));
+    // Synchronous: what the engine last answered for the session's set
+    // as it is, or bare until it has (listing.js).
+    return live()
+      .map(listing)
+      .filter((d) => d !== null)
+      .map((d) => ({
+        name: d.name,
+        description: d.description,
+        inputSchema: JSON.stringify(d.inputSchema),
+        annotations: structuredClone(d.annotations),
+      }));
   }
 
   /** @returns {Promise<string|null>} */

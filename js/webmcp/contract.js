@@ -25,6 +25,7 @@ export const OP_REVEAL = 'reveal';
 export const OP_FORGET = 'forget';
 export const OP_SCRUB = 'scrub';
 export const OP_FOREIGN = 'foreign';
+export const OP_WITHHELD = 'withheld';
 
 // The ways execute can end, the kind of an output (ops.Kinds).
 export const KIND_RETURNED = 'returned';
@@ -90,5 +91,6 @@ export const OUTPUT_TIMEOUT_MS = 30000; // the output op, which makes a call's a
 /** @typedef {{heapLiveBytes: number, heapObjectsBytes: number, totalBytes: number, held: number, scrubNeedles: number, scrubFull: boolean}} StatsReply */
 /** @typedef {{tool: string}} ScrubRequest */
 /** @typedef {{names: string[]}} ForeignRequest */
-/** @typedef {{init: InitRequest, register: RegisterRequest, unregister: UnregisterRequest, decide: DecideRequest, resolve: ResolveRequest, settle: SettleRequest, output: OutputRequest, configure: string, decisions: Record<string, never>, items: Record<string, never>, reveal: HandleRequest, forget: HandleRequest, sweep: Record<string, never>, exit: Record<string, never>, stats: StatsRequest, scrub: ScrubRequest, foreign: ForeignRequest}} Requests */
-/** @typedef {{init: InitReply, register: RegisterReply, unregister: OKReply, decide: DecideReply, resolve: DecideReply, settle: SettleReply, output: OutputReply, configure: ConfigureReply, decisions: DecisionsReply, items: ItemsReply, reveal: RevealReply, forget: OKReply, sweep: OKReply, exit: OKReply, stats: StatsReply, scrub: OKReply, foreign: OKReply}} Replies */
+/** @typedef {{withheld: boolean[]}} WithheldReply */
+/** @typedef {{init: InitRequest, register: RegisterRequest, unregister: UnregisterRequest, decide: DecideRequest, resolve: ResolveRequest, settle: SettleRequest, output: OutputRequest, configure: string, decisions: Record<string, never>, items: Record<string, never>, reveal: HandleRequest, forget: HandleRequest, sweep: Record<string, never>, exit: Record<string, never>, stats: StatsRequest, scrub: ScrubRequest, foreign: ForeignRequest, withheld: Record<string, never>}} Requests */
+/** @typedef {{init: InitReply, register: RegisterReply, unregister: OKReply, decide: DecideReply, resolve: DecideReply, settle: SettleReply, output: OutputReply, configure: ConfigureReply, decisions: DecisionsReply, items: ItemsReply, reveal: RevealReply, forget: OKReply, sweep: OKReply, exit: OKReply, stats: StatsReply, scrub: OKReply, foreign: OKReply, withheld: WithheldReply}} Replies */

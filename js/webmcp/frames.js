@@ -21,6 +21,7 @@ import { context } from './context.js';
 import { run, parseInput } from './run.js';
 import { mirrored } from './mirror.js';
 import { chainAllows } from './container.js';
+import { listed } from './listing.js';
 
 export { MARK, reachable };
 
@@ -167,7 +168,7 @@ let loaded;
 /** load imports veil-frames.js once and hands it the runtime; if it does not load, there are no tools across frames. */
 export const load = () =>
   (loaded ??= Promise.all([importWithin('veil-frames.js'), policy()]).then(
-    ([m, p]) => m.start({ registrations, live, context, run, parseInput, allowed: p.allowed, crossOrigin: p.crossOrigin, policyKnown, wait: frameWait }),
+    ([m, p]) => m.start({ registrations, live, listed, context, run, parseInput, allowed: p.allowed, crossOrigin: p.crossOrigin, policyKnown, wait: frameWait }),
     (e) => {
       const off = new DOMException(`tools across frames are off: ${base}veil-frames.js did not load`, 'UnknownError');
       console.error(`veil: ${off.message}`, e);

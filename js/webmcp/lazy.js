@@ -8,6 +8,7 @@ import { head, root, create, query, append } from './dom.js';
 import { registrations, live } from './registry.js';
 import { run } from './run.js';
 import { context } from './context.js';
+import { listed } from './listing.js';
 
 let ui;
 /** The built-in dialog and notice, loaded when first needed. */
@@ -27,7 +28,7 @@ export const start = () => {
           origins: script.dataset.veilMcpOrigins ?? '',
           tools: async () => {
             await Promise.all([...registrations.values()].map((e) => e.settled));
-            return live().map((e) => structuredClone(e.def));
+            return (await listed(live())).map((d) => structuredClone(d));
           },
           run: (name, input, signal) => run(name, input, signal),
           ontoolchange: (listener) => context.addEventListener('toolchange', listener),

@@ -2,8 +2,9 @@
 // the native mirror, a registration in the browser's registry for each
 // of the runtime's tools, whose execute returns only the agent view.
 
-import { run } from './run.js';
+import { run, running } from './run.js';
 import { sweep } from './foreign.js';
+import { listing } from './listing.js';
 
 /** Returns what proto's native getter gives for obj, before we shadow it. */
 const nativeOf = (proto, obj, key) => {
@@ -66,11 +67,18 @@ export const mirrored = (name, since = Infinity) => {
   return ended !== undefined && ended > since;
 };
 
-/** mirror registers a tool in the native registry whose execute returns only the agent view. */
+/**
+ * mirror registers a tool in the native registry whose execute returns
+ * only the agent view, with what the tool lists carry of it (listing.js):
+ * none when it is not listed.
+ */
 export const mirror = (entry) => {
   if (typeof native?.registerTool !== 'function') return;
-  const { name, title, description, inputSchema, annotations } = entry.def;
+  const def = listing(entry);
+  entry.mirrored = JSON.stringify(def);
   entry.mirror?.abort();
+  if (!def) return;
+  const { name, title, description, inputSchema, annotations } = def;
   // A registration ends only through its signal: Chromium 156 has no unregisterTool.
   const controller = (entry.mirror = new AbortController());
   const m = { entry, state: /** @type {'pending'|'live'|'refused'} */ ('pending') };
@@ -102,4 +110,17 @@ export const mirror = (entry) => {
     // A refused mirror was never in the registry: a tool there of its name is another's.
     if (m.state !== 'refused') mirrorEnded.set(name, clock());
   });
+};
+
+/**
+ * remirror registers entry's mirror anew when what the tool lists carry
+ * of it changed since it was registered (the session withheld what it
+ * listed). A call of the tool in progress may be one the browser runs
+ * through the mirror, which its unregistration could end: the mirror is
+ * then registered anew once the tool's last call is over (run.js).
+ */
+export const remirror = (entry) => {
+  if (!entry.mirror || entry.gone || JSON.stringify(listing(entry)) === entry.mirrored) return;
+  if (running.get(entry.name)) entry.remirror = true;
+  else mirror(entry);
 };

@@ -11,7 +11,8 @@ import { str, isObject, isAbortSignal, toError, messageOf } from './util.js';
 import { parseOrigins } from './origins.js';
 import { call } from './engine.js';
 import { changed } from './context.js';
-import { mirror } from './mirror.js';
+import { mirror, remirror } from './mirror.js';
+import { listed } from './listing.js';
 import { notifyFrames } from './frames.js';
 
 /**
@@ -30,6 +31,10 @@ import { notifyFrames } from './frames.js';
  * @property {AbortController} [mirror]    the native mirror's registration
  * @property {Promise<void>} [settled]      once the engine has answered (set as the entry is made)
  * @property {string} source               the definition as sent, for an engine started again
+ * @property {{version: number, def: any}} [listed]   what the tool lists carry of it, for the session's set as of version (listing.js)
+ * @property {{version: number, promise: Promise<void>}} [asking]   the engine's answer for listed, awaited
+ * @property {string} [mirrored]            the JSON of what its native mirror was registered with
+ * @property {boolean} [remirror]           its mirror is to be registered anew once its calls are over
  */
 /** @type {Map<number, Entry>} Registrations pending or live. */
 export const registrations = new Map();
@@ -115,6 +120,8 @@ export const submit = ({ name, execute, resolve: refine, signal, exposedTo = [],
         entry.def = JSON.parse(b);
         entry.live = true;
         mirror(entry);
+        // Listed bare until the engine answers for it, once the session withheld something.
+        listed([entry]).then(() => remirror(entry));
         changed();
         notifyFrames(entry);
         setTimeout(() => (entry.gone ? reject(entry.reason) : resolve(undefined)));

@@ -13,6 +13,8 @@ import { call, epoch } from './engine.js';
 import { loadUI } from './lazy.js';
 import { ns } from './veil.js';
 import { debug } from './config.js';
+import { grew } from './listing.js';
+import { remirror } from './mirror.js';
 
 /** classify reports how execute finished, for the engine's "output" op. */
 const classify = (v) => {
@@ -31,8 +33,10 @@ const classify = (v) => {
 
 /** @type {Promise<unknown>} */
 let exclusive = Promise.resolve();
-/** Whether an engine's scrub set held anything: a restart must know. */
+/** Whether an engine's scrub set held anything: a restart must know, and so must the tool lists (listing.js). */
 export let scrubbing = false;
+/** The calls in progress, by tool name: a mirror is not registered anew under one (mirror.js). */
+export const running = new Map();
 const TIMEOUT = Symbol();
 /** A failure worth one retry of an idempotent tool. */
 const transient = (e) => e?.transient === true || ['NetworkError', 'TimeoutError'].includes(e?.name);
@@ -52,11 +56,20 @@ export const run = (name, input, signal) => {
   // wait for; what they still do on the page's side sends nothing.
   const life = epoch;
   life.calls++;
+  running.set(name, (running.get(name) ?? 0) + 1);
   let onLost;
   const lost = new Promise((_, reject) => life.lost.signal.addEventListener('abort', (onLost = () => reject(failure())), { once: true }));
   return Promise.race([runOn(life.lost.signal, name, input, signal), lost]).finally(() => {
     life.calls--;
     life.lost.signal.removeEventListener('abort', onLost);
+    const n = /** @type {number} */ (running.get(name)) - 1;
+    if (n) return void running.set(name, n);
+    running.delete(name);
+    // A mirror whose listing changed while the tool ran is registered
+    // anew a task later, once the browser has the call's result.
+    setTimeout(() => {
+      if (!running.has(name)) for (const e of registrations.values()) if (e.name === name && e.remirror) (e.remirror = false), remirror(e);
+    });
   });
 };
 
@@ -115,7 +128,10 @@ const runOn = async (lost, name, input, signal) => {
       // next must know it cannot scrub what this one withheld. An engine
       // lost while it had the output may have withheld some of it.
       scrubbing ||= r[0].scrubbing === true || (held && lost.aborted);
-      return r;
+      // What it withheld leaves the tool lists before the caller has the
+      // view. An output that passed as it came withheld nothing, and the
+      // set is as it was.
+      return r[0].scrubbing === true && r[0].same !== true ? grew().then(() => r, () => r) : r;
     });
   };
   try {
@@ -329,5 +345,6 @@ export const withhold = async (name, values) => {
   // Before the op: should the engine be lost, the next knows it cannot scrub what this one held.
   scrubbing = true;
   const [h] = await call(OP_SCRUB, { tool: name }, JSON.stringify(values));
+  await grew().catch(noop);
   if (h.error) throw toError(h.error);
 };

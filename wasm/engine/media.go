@@ -1,12 +1,17 @@
 package engine
 
+import "strings"
+
 // This file withholds what no text search reads, beside what a view
-// withholds or removes: images, audio, blobs, items of unknown types.
+// withholds or removes, and in every output once the session withheld
+// something: images, audio, blobs, items of unknown types.
 
 // withholdMedia withholds the content items the engine cannot read (an
 // image, audio, a resource's blob) of a result from which something was
 // withheld: a QR code of a withheld secret, a screenshot of a withheld
-// record. A tool that says its media never show what it withholds
+// record. The view calls it for every result once the session's set
+// holds something, too: a later tool's QR code of the secret an earlier
+// output withheld is read by no search either. A tool that says its media never show what it withholds
 // (dev.veil/safeMedia in its _meta) keeps them. It reports whether it
 // withheld any.
 func (w *walker) withholdMedia() bool {
@@ -48,4 +53,12 @@ func isMedia(tr *tree, k int) bool {
 	}
 	// An image, audio, or a type the engine does not know.
 	return true
+}
+
+// mayHaveContent reports whether the JSON text data may be a
+// CallToolResult with content items, whose media a view withholds once
+// the session withheld something: it has the string "content", or
+// escapes a character, which a member name can be written with.
+func mayHaveContent(data string) bool {
+	return strings.Contains(data, `"content"`) || strings.Contains(data, `\u`)
 }

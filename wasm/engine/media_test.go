@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,4 +72,48 @@ func TestPointersNameNoWithheldKey(t *testing.T) {
 		labels = append(labels, it.Label)
 	}
 	assert.ElementsMatch(t, []string{"tok_A1b2C3d4e5", "tok_Z9y8X7w6v5"}, labels, "the user sees the real names")
+}
+
+// TestMediaOnceTheSessionWithheld: once an output withheld a key, a later
+// tool's result whose only content is an image (a QR code drawn from the
+// key) has it withheld, whatever its tool declares, also where the result
+// spells its member names with escapes or comes as JSON text; a tool that
+// says its media are safe keeps it, and before anything was withheld the
+// image passes as it came.
+func TestMediaOnceTheSessionWithheld(t *testing.T) {
+	const png = "iVBORw0KGgoQRCODE="
+	const image = `{"type":"image","data":"` + png + `","mimeType":"image/png"}`
+	tests := []struct {
+		name, def string
+		o         Outcome
+		held      bool
+	}{
+		{"an image alone", `{"name":"show_qr","description":"d"}`, Outcome{Kind: Returned, Data: `{"content":[` + image + `]}`}, true},
+		{"member names escaped", `{"name":"show_qr","description":"d"}`, Outcome{Kind: Returned, Data: `{"\u0063ontent":[{"typ\u0065":"image","data":"` + png + `","mimeType":"image/png"}]}`}, true},
+		{"as JSON text", `{"name":"show_qr","description":"d"}`, Outcome{Kind: Text, Data: `{"content":[` + image + `]}`}, true},
+		{"beside text", `{"name":"show_qr","description":"d"}`, Outcome{Kind: Returned, Data: `{"content":[{"type":"text","text":"scan this"},` + image + `]}`}, true},
+		{"safe media", `{"name":"show_qr","description":"d","_meta":{"dev.veil/safeMedia":true}}`, Outcome{Kind: Returned, Data: `{"content":[` + image + `]}`}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fresh := newTestEngine(t)
+			mustRegister(t, fresh, tt.def)
+			res := fresh.OutputOf("show_qr", tt.o)
+			require.Nil(t, res.Err)
+			assert.True(t, res.Unchanged || strings.Contains(res.Agent, png), "before anything was withheld: %s", res.Agent)
+
+			e := sessionEngine(t)
+			mustRegister(t, e, tt.def)
+			res = e.OutputOf("show_qr", tt.o)
+			require.Nil(t, res.Err)
+			if !tt.held {
+				assert.True(t, res.Unchanged || strings.Contains(res.Agent, png), "kept: %s", res.Agent)
+				return
+			}
+			assert.False(t, res.Unchanged)
+			assert.NotContains(t, res.Agent, png, "the image once the session withheld a key")
+			_, m := decodeView(t, res.Agent)
+			assert.NotEmpty(t, m.Withheld, "the view says what it withheld")
+		})
+	}
 }

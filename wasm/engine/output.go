@@ -114,7 +114,7 @@ func (e *Engine) output(c riskCall, o Outcome) (res Result) {
 			// The test reads every string of the output, and what they
 			// decode to: the view need not search them one by one again.
 			noMentions = !mayHaveReference(o.Data, 1)
-			if noMentions && !mayHaveReserved(o.Data) && !mayHaveMentionLines(o.Data) && (!active || !mayRepeat(o.Data, true)) {
+			if noMentions && !mayHaveReserved(o.Data) && !mayHaveMentionLines(o.Data) && (!active || !mayRepeat(o.Data, true) && !mayHaveContent(o.Data)) {
 				return Result{Agent: o.Data, Unchanged: true}
 			}
 		}

@@ -201,8 +201,11 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome, own *scrubSet, noMentions bo
 	// What repeats a value withheld earlier in the session, or that the
 	// schema makes sensitive in a string's JSON text, is removed.
 	w.echoed = !withheld && (embedded || sessionHeld && (joined || w.echoes(w.scrubber)))
-	if w.isResult && (withheld || w.echoed || joined) && w.withholdMedia() {
-		// The media beside what was withheld or removed go too.
+	if w.isResult && (withheld || w.echoed || joined || sessionHeld) && w.withholdMedia() {
+		// The media beside what was withheld or removed go too, and so
+		// do those of every output once the session withheld something:
+		// no search reads an image, and any tool can draw one of a value
+		// withheld earlier (media.go).
 		if !w.withholdNames() {
 			return Result{Err: t.failure("the output's withheld values name each other more than the runtime follows")}
 		}

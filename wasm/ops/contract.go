@@ -28,4 +28,4 @@ var Limits = []struct {
 }
 
 // Sent lists the ops the page sends: all but those the host sends.
-var Sent = []string{Init, Register, Unregister, Decide, Resolve, Settle, Output, Configure, Decisions, Items, Reveal, Forget, Scrub, Foreign}
+var Sent = []string{Init, Register, Unregister, Decide, Resolve, Settle, Output, Configure, Decisions, Items, Reveal, Forget, Scrub, Foreign, Withheld}

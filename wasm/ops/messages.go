@@ -211,6 +211,12 @@ type ForeignRequest struct {
 	Names []string `json:"names"`
 }
 
+// WithheldReply answers Withheld: for each string of the request's body,
+// in order, whether it holds a value the session withheld.
+type WithheldReply struct {
+	Withheld []bool `json:"withheld"`
+}
+
 // OKReply answers the ops that only succeed or not.
 type OKReply struct {
 	OK bool `json:"ok"`

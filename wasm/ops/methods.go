@@ -157,6 +157,18 @@ func (s *Server) scrub(e *engine.Engine, r ScrubRequest, body string) (string, s
 	return okReply, "", nil
 }
 
+func (s *Server) withheld(e *engine.Engine, _ struct{}, body string) (string, string, error) {
+	var values []string
+	if err := json.Unmarshal([]byte(body), &values); err != nil {
+		return "", "", &engine.Error{Name: engine.TypeError, Message: "veil engine: the withheld body is not a JSON array of strings"}
+	}
+	w, err := e.Withheld(values)
+	if err != nil {
+		return "", "", err
+	}
+	return reply(WithheldReply{jsonx.NonNil(w)}), "", nil
+}
+
 func (s *Server) foreign(e *engine.Engine, r ForeignRequest, _ string) (string, string, error) {
 	e.SetForeign(r.Names)
 	return okReply, "", nil

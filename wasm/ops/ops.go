@@ -91,10 +91,16 @@ const (
 	// every call asks the user (rule "foreign") and private results are
 	// withheld.
 	Foreign = "foreign"
+	// Withheld asks which of the strings a tool list would carry hold a
+	// value the session withheld, so that the page leaves them out of
+	// what it lists: body: the strings, a JSON array -> WithheldReply
+	// (engine.Engine.Withheld). It fails while the engine cannot say
+	// (its scrub set full or lost), and the page then lists none of them.
+	Withheld = "withheld"
 )
 
 // All lists the ops.
-var All = []string{Init, Register, Unregister, Decide, Resolve, Settle, Output, Configure, Decisions, Items, Reveal, Forget, Sweep, Exit, Stats, Scrub, Foreign}
+var All = []string{Init, Register, Unregister, Decide, Resolve, Settle, Output, Configure, Decisions, Items, Reveal, Forget, Sweep, Exit, Stats, Scrub, Foreign, Withheld}
 
 // Kinds are the ways execute can end, OutputRequest.Kind.
 var Kinds = []engine.OutcomeKind{engine.Returned, engine.Text, engine.Empty, engine.Threw,

@@ -152,6 +152,7 @@ var methods = map[string]method{
 	Sweep:      newMethod[struct{}, OKReply](none, (*Server).sweep),
 	Scrub:      newMethod[ScrubRequest, OKReply](strict, (*Server).scrub),
 	Foreign:    newMethod[ForeignRequest, OKReply](strict, (*Server).foreign),
+	Withheld:   newMethod[struct{}, WithheldReply](none, (*Server).withheld),
 	Stats:      newMethod[StatsRequest, StatsReply](strict, (*Server).stats),
 }
 

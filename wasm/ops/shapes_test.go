@@ -112,6 +112,7 @@ func TestReplies(t *testing.T) {
 	send(Stats, "", "")
 	send(Scrub, `{"tool":"keys"}`, `["typed by the user"]`)
 	send(Foreign, `{"names":[]}`, "")
+	send(Withheld, "", `["sk_live_0123456789abcdef","Portugal"]`)
 	send(Unregister, `{"name":"keys","registration":1}`, "")
 	send(Exit, "", "")
 	for _, sh := range Shapes {
