@@ -128,17 +128,18 @@ func (w *walker) collectJSONText(str string, depth int) {
 // addValue adds a withheld string to what rule (d) removes: to the
 // session's set, unless it is withheld only because its whole output was.
 // Of such a value only what is not ordinary joins (hintedParts), each part
-// whose skeleton is an ordinary word as written only (wordSkeleton); a
-// value of which nothing joins is removed from this view alone.
+// whose skeleton is an ordinary word as written only (wordSkeleton); the
+// value itself is removed from this view in any form, as rule (d) has it
+// within one output.
 func (w *walker) addValue(v string) {
 	if !w.hinted {
 		w.set.addString(v)
 		return
 	}
+	// This view loses the value in any form a reader decodes, whatever of
+	// it joins the session's set.
+	w.viewOnlySet().addString(v)
 	parts := hintedParts(v)
-	if len(parts) == 0 {
-		w.viewOnlySet().addString(v)
-	}
 	for _, p := range parts {
 		if wordSkeleton(p) {
 			w.set.addAsWritten(p)
