@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -108,3 +109,30 @@ func TestFormsAttackOutsideControl(t *testing.T) {
 // slowRedeemSite is the demo site with the engine's hold set to holdTTL
 // seconds, and a server whose redemption answers arrive delay after it
 // redeemed (a slow network): the secret is spent when the request comes.
+
+// TestFormsAttackControlsNamedForFormMembers: controls named for the
+// members the runtime reads on a form (a control named elements is
+// form.elements, one named getAttribute is form.getAttribute) neither
+// stop the form being a tool nor change what it declares: the runtime
+// reads the form through the DOM's own getters and methods, and a call
+// fills, checks and submits it.
+func TestFormsAttackControlsNamedForFormMembers(t *testing.T) {
+	t.Parallel() // a tab of its own
+	names := []string{"elements", "getAttribute", "hasAttribute", "setAttribute", "removeAttribute", "isConnected",
+		"addEventListener", "removeEventListener", "checkValidity", "requestSubmit", "matches", "localName"}
+	var planted strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&planted, `<input type="hidden" name="%s" value="x">`, n)
+	}
+	tb := openForms(t, plain, "worker")
+	eval[bool](tb, `forms.add(`+js(`<form id="notes" toolname="search_notes" tooldescription="Searches the notes" toolautosubmit><input name="q" required>`+planted.String()+`<button>Search</button></form>`)+`)`)
+	eval[bool](tb, `(forms.answer.notes = {respond: () => "found " + document.querySelector("#notes [name=q]").value}, true)`)
+	tool := eval[map[string]any](tb, `forms.tool("search_notes")`)
+	assert.Equal(t, "Searches the notes", tool["description"], "the tool's description")
+	schema, _ := tool["inputSchema"].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	assert.Contains(t, props, "q", "the form's own field is in its input schema: %v", schema)
+	got := callForm(tb, "document.modelContext.executeTool", "search_notes", `{"q":"veil"}`)
+	require.True(t, got.OK, "the call: %+v", got)
+	assert.Contains(t, fmt.Sprint(got.Value), "found veil", "the form was filled and submitted")
+}

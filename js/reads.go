@@ -23,4 +23,5 @@ var PageReads = []string{
 	// An element's, a form's among them.
 	"getAttribute", "hasAttribute", "setAttribute", "removeAttribute", "matches", "localName", "nodeType",
 	"shadowRoot", "isConnected", "ownerDocument", "getRootNode", "action", "method",
+	"removeEventListener", "elements", "checkValidity", "requestSubmit",
 }

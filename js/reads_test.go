@@ -60,12 +60,12 @@ func TestPageReadsNamesWhatTheRuntimeCaptures(t *testing.T) {
 }
 
 // TestRuntimeLooksNothingUpByName: no script of the runtime reads a
-// member of document, or a global by globalThis.name, where markup can
-// shadow it; the window's members (named elements come after them) are
-// read by name.
+// member of document, of a form (a control named for it shadows it), or
+// a global by globalThis.name, where markup can shadow it; the window's
+// members (named elements come after them) are read by name.
 func TestRuntimeLooksNothingUpByName(t *testing.T) {
 	windowOwn := []string{"length", "dispatchEvent", "addEventListener", "postMessage", "onmessage", "parent", "top", "frames", "document", "location"}
-	byName := regexp.MustCompile(`(delete\s+)?\b(document|globalThis|window|self)\.([A-Za-z_$][\w$]*)(\s*=[^=])?`)
+	byName := regexp.MustCompile(`(delete\s+)?\b(document|form|globalThis|window|self)\.([A-Za-z_$][\w$]*)(\s*=[^=])?`)
 	// A single-quoted string names no member it reads; a global read
 	// after Object.hasOwn found it the window's own is not an element.
 	quoted := regexp.MustCompile(`'[^'\n]*'`)
@@ -81,6 +81,8 @@ func TestRuntimeLooksNothingUpByName(t *testing.T) {
 		src = quoted.ReplaceAllString(src, "''")
 		for _, m := range byName.FindAllStringSubmatch(src, -1) {
 			switch {
+			case m[2] == "form":
+				t.Errorf("%s reads form.%s by name, which a control named %s shadows: read it through webmcp/dom.js", p, m[3], m[3])
 			case m[1] != "": // delete removes what the runtime defined
 			case m[2] == "globalThis" && m[4] != "": // an assignment defines the window's own
 			case (m[2] == "window" || m[2] == "self") && slices.Contains(windowOwn, m[3]):

@@ -1,3 +1,4 @@
+import { attr } from '../webmcp/dom.js';
 // What a form's attributes and its controls' say of its tool, read with
 // getAttribute alone: the risk attributes and their annotations, the
 // attributes that change the tool, the tool name's syntax, a control's
@@ -60,7 +61,7 @@ export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
  * @param {string} attribute
  */
 export const flag = (form, name, attribute) => {
-  const v = form.getAttribute(attribute)?.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  const v = attr(form, attribute)?.replace(/[A-Z]/g, (c) => c.toLowerCase());
   if (v === undefined) return undefined;
   if (v === '' || v === 'true') return true;
   if (v === 'false') return false;

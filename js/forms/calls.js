@@ -6,6 +6,7 @@
 
 import { defaultButton, fill } from './controls.js';
 import { note } from './note.js';
+import { checkValidity, connected, off, on, removeAttr, requestSubmit, setAttr } from '../webmcp/dom.js';
 
 /**
  * @typedef {object} Call   one agent's call, from the fill to its answer
@@ -58,7 +59,7 @@ export const cancelUnsubmitted = (form, why) => {
  * @param {{current: () => boolean, withhold: Call['withhold']}} runtime  current says whether tool is still the form's
  */
 export const execute = (form, tool, input, { signal }, { current, withhold }) => {
-  if (!current() || !form.isConnected) throw new DOMException('the form tool is gone', 'AbortError');
+  if (!current() || !connected(form)) throw new DOMException('the form tool is gone', 'AbortError');
   const auto = tool.autosubmit;
   const button = defaultButton(form);
   if (!auto && !button) {
@@ -79,10 +80,10 @@ export const execute = (form, tool, input, { signal }, { current, withhold }) =>
       end(ok, v) {
         if (waiting.get(form) !== call) return;
         waiting.delete(form);
-        form.removeAttribute('data-veil-tool-form-active');
+        removeAttr(form, 'data-veil-tool-form-active');
         button?.removeAttribute('data-veil-tool-submit-active');
-        form.removeEventListener('reset', onReset);
-        form.removeEventListener('submit', claim, true);
+        off(form, 'reset', onReset);
+        off(form, 'submit', claim, true);
         signal.removeEventListener('abort', onAbort);
         ok ? resolve(v) : reject(v);
       },
@@ -90,11 +91,11 @@ export const execute = (form, tool, input, { signal }, { current, withhold }) =>
     const onReset = () => call.end(false, new DOMException('the form was reset', 'AbortError'));
     const onAbort = () => call.end(false, signal.reason);
     waiting.set(form, call);
-    form.addEventListener('reset', onReset);
+    on(form, 'reset', onReset);
     // On the form itself: a submit event does not leave a shadow root.
-    form.addEventListener('submit', claim, true);
+    on(form, 'submit', claim, true);
     signal.addEventListener('abort', onAbort, { once: true });
-    form.setAttribute('data-veil-tool-form-active', '');
+    setAttr(form, 'data-veil-tool-form-active', '');
     button?.setAttribute('data-veil-tool-submit-active', '');
     fill(form, input);
     if (waiting.get(form) !== call) return; // a listener ended it
@@ -102,13 +103,13 @@ export const execute = (form, tool, input, { signal }, { current, withhold }) =>
       button?.focus();
       return;
     }
-    if (!form.checkValidity()) {
+    if (!checkValidity(form)) {
       console.warn('veil: a form tool\'s form is not valid once filled, so it was not submitted');
       return call.end(false, new DOMException('the form is not valid', 'NotSupportedError'));
     }
     call.dispatching = true;
     try {
-      form.requestSubmit(button);
+      requestSubmit(form, button);
     } finally {
       call.dispatching = false;
     }

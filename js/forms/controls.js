@@ -3,6 +3,7 @@
 // button, and filling them as a user's typing would.
 
 import { usersOwn, asks } from './attributes.js';
+import { formElements } from '../webmcp/dom.js';
 
 /** Input types that are not parameters: the user's own, or not a value. */
 const SKIPPED = new Set(['hidden', 'file', 'submit', 'reset', 'button', 'image']);
@@ -24,7 +25,7 @@ export const fillable = (el) =>
 
 /** The form's default button: its first submit button, as the browser finds it. */
 export const defaultButton = (form) =>
-  [...form.elements].find((el) => /** @type {any} */ (el).type === 'submit' && ['button', 'input'].includes(el.localName)) ?? null;
+  [...formElements(form)].find((el) => /** @type {any} */ (el).type === 'submit' && ['button', 'input'].includes(el.localName)) ?? null;
 
 const fire = (el, type) => el.dispatchEvent(new Event(type, { bubbles: true, composed: type === 'input' }));
 
@@ -38,7 +39,7 @@ const fire = (el, type) => el.dispatchEvent(new Event(type, { bubbles: true, com
  */
 export const fill = (form, input) => {
   const done = new Set();
-  for (const el of /** @type {any[]} */ ([...form.elements])) {
+  for (const el of /** @type {any[]} */ ([...formElements(form)])) {
     const name = el.getAttribute('name');
     if (!name || !Object.hasOwn(input, name) || !fillable(el)) continue;
     const v = input[name];

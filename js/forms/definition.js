@@ -3,6 +3,7 @@
 
 import { HINTS, CAUTIOUS, CONFIRMATION, flag, numberAttr, asks } from './attributes.js';
 import { fillable } from './controls.js';
+import { attr, connected, formElements, hasAttr } from '../webmcp/dom.js';
 
 /** What an agent's string must look like, for the input types that have a format. */
 const FORMATS = {
@@ -45,7 +46,7 @@ const choices = (options) => {
 export const schemaOf = (form) => {
   /** @type {Map<string, Element[]>} */
   const byName = new Map();
-  for (const el of form.elements) {
+  for (const el of formElements(form)) {
     if (!fillable(el)) continue;
     const name = /** @type {string} */ (el.getAttribute('name'));
     byName.set(name, [...(byName.get(name) ?? []), el]);
@@ -120,14 +121,14 @@ export const schemaOf = (form) => {
  * @param {boolean} [outward]  its submission goes to another origin
  */
 export const definition = (form, vouched = false, outward = false) => {
-  const name = form.getAttribute('data-veil-toolname');
-  if (name === null || !form.isConnected) return null;
-  const autosubmit = form.hasAttribute('toolautosubmit');
+  const name = attr(form, 'data-veil-toolname');
+  if (name === null || !connected(form)) return null;
+  const autosubmit = hasAttr(form, 'toolautosubmit');
   /** @type {Record<string, any>} */
-  const tool = { name, description: form.getAttribute('tooldescription') ?? '', inputSchema: schemaOf(form), autosubmit };
+  const tool = { name, description: attr(form, 'tooldescription') ?? '', inputSchema: schemaOf(form), autosubmit };
   /** @type {Record<string, boolean>} */
   const annotations = {};
-  if (form.hasAttribute('toolsensitive')) annotations.sensitiveHint = true;
+  if (hasAttr(form, 'toolsensitive')) annotations.sensitiveHint = true;
   for (const [attribute, hint] of Object.entries(HINTS)) {
     const v = flag(form, name, attribute);
     if (v !== undefined && (vouched || v === CAUTIOUS[hint])) annotations[hint] = v;
@@ -142,9 +143,9 @@ export const definition = (form, vouched = false, outward = false) => {
   let confirmation = flag(form, name, CONFIRMATION);
   if (confirmation === false && !vouched) confirmation = undefined;
   if (confirmation !== undefined) tool._meta = { 'mcp.dev/requiresConfirmation': confirmation };
-  else if (autosubmit && annotations.consequentialHint === undefined && [...form.elements].some(asks)) annotations.consequentialHint = true;
+  else if (autosubmit && annotations.consequentialHint === undefined && [...formElements(form)].some(asks)) annotations.consequentialHint = true;
   if (Object.keys(annotations).length) tool.annotations = annotations;
-  const out = form.getAttribute('tooloutputschema');
+  const out = attr(form, 'tooloutputschema');
   if (out !== null) {
     try {
       tool.outputSchema = JSON.parse(out);

@@ -3,6 +3,7 @@
 // controls and its submission.
 
 import { secret, fillable } from './controls.js';
+import { formElements } from '../webmcp/dom.js';
 
 /**
  * note adds to a call the values of its form that its answer must not
@@ -22,7 +23,7 @@ import { secret, fillable } from './controls.js';
 export const note = ({ form, input, values }) => {
   /** @type {string[]} */
   const custom = [];
-  for (const el of /** @type {any[]} */ ([...form.elements])) {
+  for (const el of /** @type {any[]} */ ([...formElements(form)])) {
     const name = el.getAttribute('name');
     // The agent's own: what its call put in a control it may fill.
     const agents = () => fillable(el) && Object.hasOwn(input, name) && el.value === String(input[name]);
@@ -50,7 +51,7 @@ export const note = ({ form, input, values }) => {
   /** @type {Map<string, Set<string>>} */
   const words = new Map();
   const word = (k, v) => words.set(k, (words.get(k) ?? new Set()).add(v));
-  for (const el of /** @type {any[]} */ ([...form.elements])) {
+  for (const el of /** @type {any[]} */ ([...formElements(form)])) {
     const name = el.getAttribute('name');
     const dirname = el.getAttribute('dirname');
     if (dirname) (word(dirname, 'ltr'), word(dirname, 'rtl'));

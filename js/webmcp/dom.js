@@ -90,6 +90,28 @@ export const matches = /* @__PURE__ */ fn(E.matches);
  * @type {(target: EventTarget, type: string, listener: any, options?: any) => void}
  */
 export const on = /* @__PURE__ */ fn(EventTarget.prototype.addEventListener);
+/**
+ * Removes an event listener from a target.
+ * @type {(target: EventTarget, type: string, listener: any, options?: any) => void}
+ */
+export const off = /* @__PURE__ */ fn(EventTarget.prototype.removeEventListener);
+
+const F = HTMLFormElement.prototype;
+/**
+ * A form's controls: its elements, not a control named elements.
+ * @type {(form: HTMLFormElement) => HTMLFormControlsCollection}
+ */
+export const formElements = /* @__PURE__ */ get(F, 'elements');
+/**
+ * Whether a form's controls are valid, as its checkValidity says; fires invalid events.
+ * @type {(form: HTMLFormElement) => boolean}
+ */
+export const checkValidity = /* @__PURE__ */ fn(F.checkValidity);
+/**
+ * Submits a form as its submitter does.
+ * @type {(form: HTMLFormElement, submitter?: HTMLElement | null) => void}
+ */
+export const requestSubmit = /* @__PURE__ */ fn(F.requestSubmit);
 
 /** The same method of Document, DocumentFragment (a shadow root) and Element, each called on its own kind of node. */
 const perKind = (key) => {

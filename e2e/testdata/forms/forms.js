@@ -8,12 +8,14 @@
   const refused = [];
   /** What each form's submit listener does, by form id. */
   const answer = {};
+  /** Whether a form has an attribute, read as Element's: a control may be named hasAttribute. */
+  const has = (form, name) => Element.prototype.hasAttribute.call(form, name);
 
   for (const type of ["input", "change"])
     document.addEventListener(type, (e) => log.push(`${type}:${e.target.name}`), true);
   document.addEventListener("submit", (e) => {
     const form = e.target;
-    log.push(`submit:${form.id}:agent=${e.agentInvoked}:trusted=${e.isTrusted}:active=${form.hasAttribute("data-veil-tool-form-active")}`);
+    log.push(`submit:${form.id}:agent=${e.agentInvoked}:trusted=${e.isTrusted}:active=${has(form, "data-veil-tool-form-active")}`);
     const a = answer[form.id];
     if (!a) return;
     e.preventDefault();
@@ -32,7 +34,7 @@
   new MutationObserver((records) => {
     for (const { target: form } of records) {
       const values = user[form.id];
-      if (!values || !form.hasAttribute("data-veil-tool-form-active")) continue;
+      if (!values || !has(form, "data-veil-tool-form-active")) continue;
       delete user[form.id];
       for (const [name, value] of Object.entries(values)) {
         const el = form.elements.namedItem(name);

@@ -1,6 +1,7 @@
 // node --test: what a form's attributes and its controls' say of its tool.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import './stand-in-dom.js';
 import { HINTS, CONFIRMATION, WATCHED, TOOL_NAME, flag, numberAttr, autofill, usersOwn, asks } from '../attributes.js';
 
 /** An element with the attributes given, as getAttribute reads them. */

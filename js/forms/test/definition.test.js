@@ -2,6 +2,7 @@
 // controls, read from stand-ins that answer as elements do.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import './stand-in-dom.js';
 import { schemaOf, definition } from '../definition.js';
 
 /** A control: its attributes, and the properties the browser reflects from them. */
