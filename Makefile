@@ -61,7 +61,7 @@ GOTESTTIMEOUT ?= 45m
 # tab of its own: their waits overlap. Eight at once on a busy 2-core
 # machine starved the pages until waits the runtime itself bounds (10 s
 # for a module's load) ran out.
-PARALLEL ?= 6
+PARALLEL ?= 4
 test: deps node_modules/.package-lock.json
 	$(GO) vet ./... ./.ci/testsummary
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...

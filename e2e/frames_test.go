@@ -125,14 +125,7 @@ type frames struct {
 // iframe with the allow attribute given ("" for none).
 func openFrames(t *testing.T, run frameRun, childOrigin, allow string) *frames {
 	t.Helper()
-	query := ""
-	if childOrigin != server.URL {
-		// A cross-origin child asks the frames above it about its tools
-		// policy before it takes part: on a busy machine their answer can
-		// outlast the runtime's second.
-		query = patient()
-	}
-	return openFramesChild(t, run, childOrigin, query, allow)
+	return openFramesChild(t, run, childOrigin, "", allow)
 }
 
 // openFramesChild is openFrames with query added to the child's page.

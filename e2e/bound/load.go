@@ -12,7 +12,7 @@ import (
 // MaxLoad is the most [Load] returns: past it a machine is not busy but
 // overrun, and a bound that grew further would only delay the report of a
 // test that hangs.
-const MaxLoad = 8
+const MaxLoad = 4
 
 // loadFile is where Linux says how many processes wanted a CPU, on
 // average, over the last minute.
