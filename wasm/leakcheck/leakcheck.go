@@ -209,7 +209,7 @@ func joinedStrings(s string) (string, int) {
 	dec.UseNumber()
 	var b strings.Builder
 	n := 0
-	last := byte(0) // 's' after a string, 'n' after a number
+	last := byte(0)    // 's' after a string, 'n' after a number
 	var objects []bool // for each open array or object, whether it is an object
 	name := false      // whether a member name comes next
 	for {
