@@ -55,12 +55,18 @@ type scrubSet struct {
 	plus, escapy bool
 	// shadow, when set, gets every value added too.
 	shadow *scrubSet
+	// pieces counts the exact needles that are pieces of a key
+	// (pieces.go), which the set's bound does not count.
+	pieces int
 }
 
 // empty reports whether the set has nothing to look for.
 func (s *scrubSet) empty() bool {
 	return s == nil || s.exact.n == 0 && s.skel.n == 0 && len(s.numbers) == 0 && len(s.digits) == 0 && len(s.short) == 0
 }
+
+// values counts what the set holds, pieces of keys aside.
+func (s *scrubSet) values() int { return s.needles() - s.pieces }
 
 // needles counts what the set holds.
 func (s *scrubSet) needles() int {
@@ -91,8 +97,13 @@ func (s *scrubSet) addString(v string) {
 		return
 	}
 	s.addText(v)
+	s.addPieces(v)
+	pem := strings.Contains(v, "-----BEGIN")
 	for _, tok := range tokens(v) {
 		s.addText(tok)
+		if !pem {
+			s.addPieces(tok)
+		}
 	}
 }
 

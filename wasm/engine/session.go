@@ -70,7 +70,7 @@ func (s *session) nextView() {
 // caller holds mu. A view adds its own needles before this check, so the
 // set can exceed the bound by one output's needles.
 func (s *session) settle() {
-	if s.set.needles() > s.max {
+	if s.set.values() > s.max {
 		s.full = true
 	}
 }
@@ -80,7 +80,7 @@ func (s *session) settle() {
 func (e *Engine) ScrubNeedles() (int, bool) {
 	e.session.mu.Lock()
 	defer e.session.mu.Unlock()
-	return e.session.set.needles(), e.session.full
+	return e.session.set.values(), e.session.full
 }
 
 // mayRepeat reports whether an output of a tool that declares nothing may

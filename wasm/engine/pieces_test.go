@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pieceKinds make keys the way their issuers do, from a seeded source so
+// that a failure repeats: what a later tool reads of them by offset and
+// length is the attack.
+// signed: only the part after the last dot is secret (a JWT's header and
+// claims are base64 of JSON that other tokens share: docs/agent-view.md).
+var pieceKinds = []struct {
+	name   string
+	make   func(r *rand.Rand) string
+	signed bool
+}{
+	{"token_urlsafe(32)", func(r *rand.Rand) string { return base64.RawURLEncoding.EncodeToString(randBytes(r, 32)) }, false},
+	{"token_hex(32)", func(r *rand.Rand) string { return hex.EncodeToString(randBytes(r, 32)) }, false},
+	{"base64 of 30 bytes (an AWS secret's shape)", func(r *rand.Rand) string { return base64.StdEncoding.EncodeToString(randBytes(r, 30)) }, false},
+	{"uuid4", func(r *rand.Rand) string {
+		b := randBytes(r, 16)
+		b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+		return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+	}, false},
+	{"sk_live_ and 40 letters and digits", func(r *rand.Rand) string { return "sk_live_51" + alnum(r, 40) }, false},
+	{"ghp_ and 36 letters and digits", func(r *rand.Rand) string { return "ghp_" + alnum(r, 36) }, false},
+	{"an HS256 JWT", func(r *rand.Rand) string {
+		return "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0." + base64.RawURLEncoding.EncodeToString(randBytes(r, 32))
+	}, true},
+}
+
+func randBytes(r *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.UintN(256))
+	}
+	return b
+}
+
+func alnum(r *rand.Rand, n int) string {
+	const abc = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = abc[r.IntN(len(abc))]
+	}
+	return string(b)
+}
+
+// pieceReads are the shapes a later tool returns a slice s in: alone, as
+// a JSON member beside its offset, at the end of a log line, at the start
+// of a text that goes on.
+var pieceReads = []func(s string, at int) (Outcome, string){
+	func(s string, _ int) (Outcome, string) { return Outcome{Kind: Text, Data: s}, "alone" },
+	func(s string, at int) (Outcome, string) {
+		return Outcome{Kind: Returned, Data: jsonText(map[string]any{"offset": at, "chunk": s})}, "a member"
+	},
+	func(s string, _ int) (Outcome, string) {
+		return Outcome{Kind: Text, Data: "2026-03-14T10:20:26Z INFO rotated key=" + s}, "a line's end"
+	},
+	func(s string, _ int) (Outcome, string) {
+		return Outcome{Kind: Text, Data: s + "\n2026-03-14T10:20:27Z INFO done"}, "a text's start"
+	},
+}
+
+// TestPiecesOfAWithheldKeyAreWithheld: a later tool that reads a withheld
+// key by offset and length gives back no slice of maxPiece characters or
+// more, at any offset, in any of the shapes it returns them in; slices of
+// fewer than minPiece characters are the documented limit. The test logs,
+// for each kind, what share of the reads of each length is withheld.
+func TestPiecesOfAWithheldKeyAreWithheld(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, kind := range pieceKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			// withheld[n] and reads[n] count the reads of n characters.
+			var withheld, reads [maxPiece + 3]int
+			for range 2 {
+				key := kind.make(r)
+				e := newTestEngine(t)
+				mustRegister(t, e, createKeyDef)
+				mustRegister(t, e, listLogDef)
+				res := e.OutputOf("create_key", Outcome{Kind: Returned, Data: jsonText(map[string]any{"id": "k1", "key": key})})
+				require.Nil(t, res.Err)
+				require.Equal(t, 1, res.Held)
+				secret := key
+				if kind.signed {
+					secret = key[strings.LastIndexByte(key, '.')+1:]
+				}
+				// A longer slice holds one of these.
+				for n := minPiece - 2; n <= min(len(secret)-1, maxPiece+2); n++ {
+					for at := 0; at+n <= len(secret); at++ {
+						s := secret[at : at+n]
+						for _, read := range pieceReads {
+							out, shape := read(s, at)
+							view := e.OutputOf("list_log", out)
+							require.Nil(t, view.Err)
+							reads[n]++
+							if !strings.Contains(view.Agent, s) {
+								withheld[n]++
+								continue
+							}
+							assert.Less(t, n, maxPiece, "%s of %s at %d, %d characters, as %s, reached the agent: %s", s, key, at, n, shape, view.Agent)
+						}
+					}
+				}
+			}
+			var b strings.Builder
+			for n := minPiece - 2; n < len(reads); n++ {
+				if reads[n] > 0 {
+					fmt.Fprintf(&b, " %d: %d%%", n, 100*withheld[n]/reads[n])
+				}
+			}
+			t.Logf("reads withheld, by length:%s", b.String())
+		})
+	}
+}
+
+// TestPiecesKeepOrdinaryOutputs: after a session withheld keys of every
+// kind, other keys and ids of the same kinds (which the session never
+// saw: another customer's, a public one), the ordinary corpus, and
+// what a key's issuer writes in every key (sk_live_, a JWT's header) pass
+// byte for byte.
+func TestPiecesKeepOrdinaryOutputs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	e := newTestEngine(t)
+	mustRegister(t, e, createKeyDef)
+	mustRegister(t, e, laterToolDef)
+	for range 25 {
+		for _, kind := range pieceKinds {
+			res := e.OutputOf("create_key", Outcome{Kind: Returned, Data: jsonText(map[string]any{"id": "k1", "key": kind.make(r)})})
+			require.Nil(t, res.Err)
+			require.Equal(t, 1, res.Held)
+		}
+	}
+	var others []string
+	for range 200 {
+		for _, kind := range pieceKinds {
+			others = append(others, kind.make(r))
+		}
+	}
+	outputs := append([]string{
+		`{"docs":"Live keys start with sk_live_51 and test keys with sk_test_; a token is eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0"}`,
+	}, ordinaryCorpus...)
+	for i := 0; i < len(others); i += 50 {
+		outputs = append(outputs, jsonText(map[string]any{"ids": others[i:min(i+50, len(others))]}))
+	}
+	for _, data := range outputs {
+		res := laterView(t, e, data)
+		assert.True(t, res.Unchanged, "an ordinary output lost something: %s\nbecame %s", data, res.Agent)
+	}
+}
+
+// TestPieceAt pins what a piece is.
+func TestPieceAt(t *testing.T) {
+	tests := []struct {
+		v    string
+		want int
+	}{
+		{"a1b2c3d4e5f6a7b8", 10}, // hexadecimal: 4 bits a character
+		{"Xk9pQ2mZ7rTw", 8},      // letters and digits: 5.2 bits
+		{"xKqPmZtRwLnB", 9},      // letters whose case changes: 4.7 bits
+		{"passwordpassword", 0},  // a word
+		{"sk_live_", 0},          // a prefix every key has
+		{"4111111111111111", 13}, // decimal: 3.3 bits
+		{"ab_cd-9f8e7d", 0},      // too few bits within maxPiece
+		{"9f8e7d6c5", 0},         // hexadecimal, shorter than 40 bits
+		{"Xk9p Q2mZ7rTw", 0},     // white space is not a key's
+		{"Xk9p-Q2mZ7rTw8", 9},    // marks carry no bits
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, pieceAt(tt.v), "%q", tt.v)
+	}
+}
