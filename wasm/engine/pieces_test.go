@@ -178,3 +178,24 @@ func TestPieceAt(t *testing.T) {
 		assert.Equal(t, tt.want, pieceAt(tt.v), "%q", tt.v)
 	}
 }
+
+// TestPiecesFoundDecoded: a piece is found in the forms a reader decodes,
+// as the value is: in base64, percent-encoded, in capitals.
+func TestPiecesFoundDecoded(t *testing.T) {
+	const key = "Xk9pQ2mZ7rTwLb3nVc8hJf5dGs1aWe4q"
+	piece := key[5:17]
+	e := newTestEngine(t)
+	mustRegister(t, e, createKeyDef)
+	mustRegister(t, e, listLogDef)
+	require.Equal(t, 1, e.OutputOf("create_key", Outcome{Kind: Returned, Data: jsonText(map[string]any{"id": "k1", "key": key})}).Held)
+	for _, data := range []string{
+		base64.StdEncoding.EncodeToString([]byte("log: " + piece + " end")),
+		"https://app.example/logs?q=" + strings.ReplaceAll(piece, "Z", "%5A"),
+		strings.ToUpper(piece),
+	} {
+		view := e.OutputOf("list_log", Outcome{Kind: Text, Data: data})
+		require.Nil(t, view.Err)
+		assert.False(t, view.Unchanged, "%s", data)
+		assert.NotContains(t, view.Agent, data)
+	}
+}
