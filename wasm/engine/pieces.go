@@ -37,10 +37,10 @@ const (
 	// token's signature, a password; not a text or a certificate.
 	maxPieced = 256
 	// maxSetPieces bounds the pieces a set holds, about 64 bytes each:
-	// 2 MiB, the pieces of a thousand keys of 32 characters. Past it,
+	// 1 MiB, the pieces of five hundred keys of 40 characters. Past it,
 	// the pieces of later keys are not added (agent-view.md says so);
 	// their values still are, to the set's own bound.
-	maxSetPieces = 1 << 15
+	maxSetPieces = 1 << 14
 )
 
 // addPieces adds the pieces of v, when v is a key-like value (keyLike)
