@@ -460,3 +460,40 @@ func TestIndependentPinKeepsDatesInWords(t *testing.T) {
 		}
 	}
 }
+
+// TestIndependentReadingsOfDecodingsStayWithheld: a wrong reading (UTF-8
+// read as Windows-1252, bytes read as UTF-16), <wbr> or punycode written
+// inside an escape or an encoding a real encoder wrote around it, or a
+// wrong reading read wrong again, does not give a withheld value back.
+func TestIndependentReadingsOfDecodingsStayWithheld(t *testing.T) {
+	runIndLeakCases(t, []indLeakCase{
+		// python3: name.encode("utf-8").decode("cp1252").encode("utf-8").decode("cp1252") (UTF-8 read as Windows-1252 twice)
+		{name: "DoubleMojibake", secret: "Jürgen Müller", kind: engine.Text,
+			later: "Kunde: JÃƒÂ¼rgen MÃƒÂ¼ller",
+			forms: []string{"JÃƒÂ¼rgen MÃƒÂ¼ller"}},
+		// python3: json.dumps({"content":[{"type":"text","text":json.dumps({"name": mojibake})}]}) (json.dumps escapes past ASCII by default)
+		{name: "MojibakeInPythonJSONTextItem", secret: "Jürgen Müller", kind: engine.Returned,
+			later: "{\"content\": [{\"type\": \"text\", \"text\": \"{\\\"name\\\": \\\"J\\\\u00c3\\\\u00bcrgen M\\\\u00c3\\\\u00bcller\\\"}\"}]}",
+			forms: []string{"\\\\u00c3\\\\u00bcrgen", "\\u00c3\\u00bcrgen"}},
+		// node: Buffer.from("KEY="+key+"\n").toString("utf16le"), then python3: json.dumps in an MCP text item
+		{name: "UTF16InPythonJSONTextItem", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
+			later: "{\"content\": [{\"type\": \"text\", \"text\": \"{\\\"content\\\": \\\"\\\\u454b\\\\u3d59\\\\u6b73\\\\u6c5f\\\\u7669\\\\u5f65\\\\u3135\\\\u7148\\\\u794c\\\\u576a\\\\u6144\\\\u6a72\\\\u5474\\\\u7a31\\\\u7064\\\\u6437\\\\u0a63\\\"}\"}]}",
+			forms: []string{"\\\\u6b73\\\\u6c5f\\\\u7669", "\\u6b73\\u6c5f\\u7669"}},
+		// Go json.Marshal (escapes < and > as \u003c, \u003e) of an HTML mail body whose key a template broke with <wbr>, in an MCP text item
+		{name: "WbrInGoJSONTextItem", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
+			later: "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"html\\\":\\\"\\\\u003cp\\\\u003eYour key: sk_liv\\\\u003cwbr\\\\u003ee_51Hq\\\\u003cwbr\\\\u003eLyjWDa\\\\u003cwbr\\\\u003erjtT1z\\\\u003cwbr\\\\u003edp7dc\\\\u003c/p\\\\u003e\\\"}\"}]}",
+			forms: []string{"dp7dc"}},
+		// python3: html.escape of an HTML body with <wbr>, as an RSS <description> carries it
+		{name: "WbrHTMLEscapedInFeed", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Text,
+			later: "<description>&lt;p&gt;Your key: sk_liv&lt;wbr&gt;e_51Hq&lt;wbr&gt;LyjWDa&lt;wbr&gt;rjtT1z&lt;wbr&gt;dp7dc&lt;/p&gt;</description>",
+			forms: []string{"dp7dc"}},
+		// node: encodeURIComponent("ada@" + new URL("https://bücher-münchen.de").hostname) in an invitation link
+		{name: "PunycodeAddressPercentEncoded", secret: "ada@bücher-münchen.de", kind: engine.Text,
+			later: "https://app.example/invite?email=ada%40xn--bcher-mnchen-dlbg.de",
+			forms: []string{"ada%40xn--bcher-mnchen-dlbg.de"}},
+		// node: encodeURIComponent(Buffer.from("KEY="+key).toString("utf16le")) in a link (a file read as utf16le, then put in a URL)
+		{name: "UTF16ReadingPercentEncoded", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Text,
+			later: "https://x.example/?f=%E4%95%8B%E3%B5%99%E6%AD%B3%E6%B1%9F%E7%99%A9%E5%BD%A5%E3%84%B5%E7%85%88%E7%A5%8C%E5%9D%AA%E6%85%84%E6%A9%B2%E5%91%B4%E7%A8%B1%E7%81%A4%E6%90%B7",
+			forms: []string{"%E6%AD%B3%E6%B1%9F"}},
+	})
+}
