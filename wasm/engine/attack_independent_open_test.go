@@ -37,12 +37,6 @@ func TestIndependentOpenLeaks(t *testing.T) {
 		{name: "PrivateKeyAsDERHex", secret: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n", kind: engine.Text,
 			later: "308187020100301306072a8648ce3d020106082a8648ce3d030107046d306b02010104206655fd6f5c69c12c551043d7fe025993cecaec6426433729b9e5de2f14af40f5a14403420004df53a7e613adef3f9c9e29123c29d3b1aad9a97a17c4303519e71047cbeb97d3d583883c99c2a0077dbbb27e7b9d4aae503984119ef9682e46e690c402920950",
 			forms: []string{"6655fd6f5c69c12c551043d7"}},
-		// MCP content: text, image, text; clients that show text join the texts — docs: not listed (only consecutive text items)
-		{name: "TextItemsAroundAnImage", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
-			later: "{\"content\": [{\"type\": \"text\", \"text\": \"key sk_live_51Hq\"}, {\"type\": \"image\", \"mimeType\": \"image/png\", \"data\": \"iVBORw0KGgo=\"}, {\"type\": \"text\", \"text\": \"LyjWDarjtT1zdp7dc\"}]}"},
-		// MCP content: "key sk_live_51Hq", "", "LyjWDarjtT1zdp7dc" (a client joining the texts shows the key whole) — docs: not listed: an empty text item ends the run of items read as one text
-		{name: "EmptyTextItemBetweenHalves", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
-			later: "{\"content\": [{\"type\": \"text\", \"text\": \"key sk_live_51Hq\"}, {\"type\": \"text\", \"text\": \"\"}, {\"type\": \"text\", \"text\": \"LyjWDarjtT1zdp7dc\"}]}"},
 		// a booking reference of six capitals in a sensitiveHint output (read as an acronym) — docs: within the documented word shape (up to six capitals) — kept open by design: six capitals cannot be told from an acronym (NASA, HTTPS); docs/agent-view.md, rule (d), says so
 		{name: "AirlineRecordLocator", whole: true, data: "{\"booking_ref\": \"QZXKTB\"}", secret: "QZXKTB", kind: engine.Text,
 			later: "your booking QZXKTB",

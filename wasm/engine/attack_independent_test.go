@@ -497,3 +497,17 @@ func TestIndependentReadingsOfDecodingsStayWithheld(t *testing.T) {
 			forms: []string{"%E6%AD%B3%E6%B1%9F"}},
 	})
 }
+
+// TestIndependentTextItemsJoinAcrossOtherItems: a client that shows the
+// texts of a result joins its text items whatever stands between them, an
+// image or an empty text; a value cut across them does not come back.
+func TestIndependentTextItemsJoinAcrossOtherItems(t *testing.T) {
+	runIndLeakCases(t, []indLeakCase{
+		// MCP content: text, image, text; clients that show text join the texts
+		{name: "TextItemsAroundAnImage", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
+			later: "{\"content\": [{\"type\": \"text\", \"text\": \"key sk_live_51Hq\"}, {\"type\": \"image\", \"mimeType\": \"image/png\", \"data\": \"iVBORw0KGgo=\"}, {\"type\": \"text\", \"text\": \"LyjWDarjtT1zdp7dc\"}]}"},
+		// MCP content: "key sk_live_51Hq", "", "LyjWDarjtT1zdp7dc" (a client joining the texts shows the key whole)
+		{name: "EmptyTextItemBetweenHalves", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
+			later: "{\"content\": [{\"type\": \"text\", \"text\": \"key sk_live_51Hq\"}, {\"type\": \"text\", \"text\": \"\"}, {\"type\": \"text\", \"text\": \"LyjWDarjtT1zdp7dc\"}]}"},
+	})
+}
