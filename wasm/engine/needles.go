@@ -94,6 +94,7 @@ func (s *scrubSet) addString(v string) {
 	for _, tok := range tokens(v) {
 		s.addText(tok)
 	}
+	s.addKeyParts(v)
 }
 
 // addAsWritten adds a withheld string that is found as written, ASCII
