@@ -51,6 +51,16 @@ func (r *reading) reset() {
 	r.differs = false
 }
 
+// grow makes room for n bytes, so that a reading of a long text is not
+// copied as it grows.
+func (r *reading) grow(n int) {
+	if cap(r.bytes) < n {
+		r.bytes = make([]byte, 0, n)
+		r.at = make([]int32, 0, n)
+		r.end = make([]int32, 0, n)
+	}
+}
+
 func (r *reading) add(c byte, a, b int) {
 	r.bytes = append(r.bytes, c)
 	r.at = append(r.at, int32(a))
@@ -80,6 +90,7 @@ func hasMultibyte(str string) bool {
 // of UTF-8.
 func (r *reading) mojibake(str string) bool {
 	r.reset()
+	r.grow(len(str))
 	for i := 0; i < len(str); {
 		c, n := utf8.DecodeRuneInString(str[i:])
 		if c < utf8.RuneSelf {
@@ -111,6 +122,7 @@ func (r *reading) mojibake(str string) bool {
 // start. It reports whether two code units or more were read.
 func (r *reading) utf16Bytes(str string, bigEndian bool) bool {
 	r.reset()
+	r.grow(len(str))
 	units := 0
 	for i := 0; i < len(str); {
 		c, n := utf8.DecodeRuneInString(str[i:])
@@ -174,6 +186,7 @@ func (r *reading) withoutWbr(str string) bool {
 	if !hasWbr(str) {
 		return false
 	}
+	r.grow(len(str))
 	for i := 0; i < len(str); {
 		if n := wbrAt(str[i:]); n > 0 {
 			i += n
@@ -377,10 +390,10 @@ func (c *readingChain) origin(k, a, b int) (int, int) {
 // its readings was read from. The readings are composed: str is read
 // without its <wbr> elements, then as the UTF-8 it was misread from, up
 // to maxMojibake times (UTF-8 read as Windows-1252 twice reads back once
-// to the first misreading), then with its xn-- labels as Unicode, and
-// each of these texts is searched; each text before a punycode reading
-// is also read as UTF-16 code units, and the last one's lists of byte
-// values as bytes. A decoding of str (decode.go) gets the same readings,
+// to the first misreading), and each of these texts is searched, and
+// searched read as UTF-16 code units; the text without <wbr> and the
+// last one are also searched with their xn-- labels read as Unicode, and
+// the last one's lists of byte values read as bytes. A decoding of str (decode.go) gets the same readings,
 // so a reading applies after a decoding too. Past the bounds (a text
 // that would still read back as UTF-8 after maxMojibake readings, a
 // <wbr> or an xn-- label left after they were read) it reports false, as
@@ -462,6 +475,18 @@ func (s *scrubber) eachReadingMatch(str string, f func(a, b int) bool) bool {
 		}
 		return true
 	}
+	// punycode searches text with its xn-- labels read as Unicode; a
+	// label that a label reads to is past the bound.
+	punycode := func() bool {
+		if !leaf.withPunycode(text) {
+			return true
+		}
+		if !search(&leaf, len(c.steps)) || stop {
+			return false
+		}
+		var r reading
+		return !r.withPunycode(unsafe.String(unsafe.SliceData(leaf.bytes), len(leaf.bytes)))
+	}
 	if read, ok := step((*reading).withoutWbr); !ok || stop {
 		return ok
 	} else if read && hasWbr(text) {
@@ -469,9 +494,10 @@ func (s *scrubber) eachReadingMatch(str string, f func(a, b int) bool) bool {
 		// bound.
 		return false
 	}
-	if !utf16() {
+	if !utf16() || !punycode() {
 		return stop
 	}
+	before := len(c.steps)
 	for k := 0; hasMultibyte(text); k++ {
 		if k == maxMojibake {
 			var r reading
@@ -491,14 +517,10 @@ func (s *scrubber) eachReadingMatch(str string, f func(a, b int) bool) bool {
 			return stop
 		}
 	}
-	if read, ok := step((*reading).withPunycode); !ok || stop {
-		return ok
-	} else if read {
-		var r reading
-		if r.withPunycode(text) {
-			// A label that a label read to is past the bound.
-			return false
-		}
+	// An address whose name was misread, and whose domain is in xn--
+	// labels, reads whole only once both are read.
+	if len(c.steps) > before && !punycode() {
+		return stop
 	}
 	if leaf.byteValues(text) && !search(&leaf, len(c.steps)) {
 		return false

@@ -43,6 +43,7 @@ func TestReadingsComposeWithinTheirBounds(t *testing.T) {
 	set := &scrubSet{}
 	set.addString("Jürgen Müller")
 	set.addString("sk_live_51HqLyjWDarjtT1zdp7dc")
+	set.addString("müller@bücher.de")
 	s := newScrubber(set)
 	tests := []struct {
 		name  string
@@ -58,7 +59,10 @@ func TestReadingsComposeWithinTheirBounds(t *testing.T) {
 		{"misread after <wbr>", misread("Jür<wbr>gen Müller", 1), true, true},
 		{"a <wbr> that removing one makes", "x <wb<wbr>r> y", false, false},
 		{"an ordinary <wbr>", "inter<wbr>national", false, true},
-		{"an xn-- label that a label reads to", "ada@xn--xn--abc-pxa.de", false, true},
+		{"an xn-- address beside a misread name", misread("Zoë", 1) + " müller@xn--bcher-kva.de", true, true},
+		{"an xn-- address whose name was misread", misread("müller", 1) + "@xn--bcher-kva.de", true, true},
+		{"an xn-- label that is no Punycode inside one", "ada@xn--xn--abc-pxa.de", false, true},
+		{"an xn-- label that a label reads to", "ada@xn--xn--bcher-kva-nhb.de", false, false},
 		{"UTF-16, an odd last byte lost", "file: " + utf16LE("KEY=sk_live_51HqLyjWDarjtT1zdp7dc"), true, true},
 		{"UTF-16, an odd last byte lost, at a run's end", utf16LE("KEY=sk_live_51HqLyjWDarjtT1zdp7dc") + " next", true, true},
 		{"UTF-16, the value's first seven bytes alone", utf16LE("KEY=sk_live_x"), false, true},
