@@ -4,7 +4,8 @@ package engine_test
 
 // What did not hold when the engine was attacked with inputs written apart
 // from its tests. Each case asserts the secure behaviour and fails on the
-// engine as it is; run them with
+// engine as it is; what is left is kept open by design, each case saying
+// why (docs/agent-view.md, rule (d), lists them). Run them with
 //
 //	go test -tags attack -run TestIndependentOpen ./wasm/engine
 //
