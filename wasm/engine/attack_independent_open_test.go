@@ -4,7 +4,8 @@ package engine_test
 
 // What did not hold when the engine was attacked with inputs written apart
 // from its tests. Each case asserts the secure behaviour and fails on the
-// engine as it is; run them with
+// engine as it is; what is left is kept open by design, each case saying
+// why (docs/agent-view.md, rule (d), lists them). Run them with
 //
 //	go test -tags attack -run TestIndependentOpen ./wasm/engine
 //
@@ -21,56 +22,6 @@ import (
 // the ordinary test that keeps it out of the session's set.
 func TestIndependentOpenLeaks(t *testing.T) {
 	runIndLeakCases(t, []indLeakCase{
-		// python3: name.encode("utf-8").decode("cp1252").encode("utf-8").decode("cp1252") (UTF-8 read as Windows-1252 twice) — docs: not listed
-		{name: "DoubleMojibake", secret: "Jürgen Müller", kind: engine.Text,
-			later: "Kunde: JÃƒÂ¼rgen MÃƒÂ¼ller",
-			forms: []string{"JÃƒÂ¼rgen MÃƒÂ¼ller"}},
-		// python3: json.dumps({"content":[{"type":"text","text":json.dumps({"name": mojibake})}]}) (json.dumps escapes past ASCII by default) — docs: listed as not matched (a wrong reading in a JSON string's escapes in JSON text in a string), yet it is Python's json.dumps default in an MCP text item
-		{name: "MojibakeInPythonJSONTextItem", secret: "Jürgen Müller", kind: engine.Returned,
-			later: "{\"content\": [{\"type\": \"text\", \"text\": \"{\\\"name\\\": \\\"J\\\\u00c3\\\\u00bcrgen M\\\\u00c3\\\\u00bcller\\\"}\"}]}",
-			forms: []string{"\\\\u00c3\\\\u00bcrgen", "\\u00c3\\u00bcrgen"}},
-		// node: Buffer.from("KEY="+key+"\n").toString("utf16le"), then python3: json.dumps in an MCP text item — docs: listed as not matched, as above
-		{name: "UTF16InPythonJSONTextItem", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
-			later: "{\"content\": [{\"type\": \"text\", \"text\": \"{\\\"content\\\": \\\"\\\\u454b\\\\u3d59\\\\u6b73\\\\u6c5f\\\\u7669\\\\u5f65\\\\u3135\\\\u7148\\\\u794c\\\\u576a\\\\u6144\\\\u6a72\\\\u5474\\\\u7a31\\\\u7064\\\\u6437\\\\u0a63\\\"}\"}]}",
-			forms: []string{"\\\\u6b73\\\\u6c5f\\\\u7669", "\\u6b73\\u6c5f\\u7669"}},
-		// Go json.Marshal (escapes < and > as \u003c, \u003e) of an HTML mail body whose key a template broke with <wbr>, in an MCP text item — docs: not listed: <wbr> is matched only as written in the string
-		{name: "WbrInGoJSONTextItem", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
-			later: "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"html\\\":\\\"\\\\u003cp\\\\u003eYour key: sk_liv\\\\u003cwbr\\\\u003ee_51Hq\\\\u003cwbr\\\\u003eLyjWDa\\\\u003cwbr\\\\u003erjtT1z\\\\u003cwbr\\\\u003edp7dc\\\\u003c/p\\\\u003e\\\"}\"}]}",
-			forms: []string{"dp7dc"}},
-		// python3: html.escape of an HTML body with <wbr>, as an RSS <description> carries it — docs: not listed
-		{name: "WbrHTMLEscapedInFeed", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Text,
-			later: "<description>&lt;p&gt;Your key: sk_liv&lt;wbr&gt;e_51Hq&lt;wbr&gt;LyjWDa&lt;wbr&gt;rjtT1z&lt;wbr&gt;dp7dc&lt;/p&gt;</description>",
-			forms: []string{"dp7dc"}},
-		// node: encodeURIComponent("ada@" + new URL("https://bücher-münchen.de").hostname) in an invitation link — docs: not listed
-		{name: "PunycodeAddressPercentEncoded", secret: "ada@bücher-münchen.de", kind: engine.Text,
-			later: "https://app.example/invite?email=ada%40xn--bcher-mnchen-dlbg.de",
-			forms: []string{"ada%40xn--bcher-mnchen-dlbg.de"}},
-		// MCP content: text, image, text; clients that show text join the texts — docs: not listed (only consecutive text items)
-		{name: "TextItemsAroundAnImage", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
-			later: "{\"content\": [{\"type\": \"text\", \"text\": \"key sk_live_51Hq\"}, {\"type\": \"image\", \"mimeType\": \"image/png\", \"data\": \"iVBORw0KGgo=\"}, {\"type\": \"text\", \"text\": \"LyjWDarjtT1zdp7dc\"}]}"},
-		// node: encodeURIComponent(Buffer.from("KEY="+key).toString("utf16le")) in a link (a file read as utf16le, then put in a URL) — docs: not listed: the readings are applied to the string as written, not to its decodings
-		{name: "UTF16ReadingPercentEncoded", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Text,
-			later: "https://x.example/?f=%E4%95%8B%E3%B5%99%E6%AD%B3%E6%B1%9F%E7%99%A9%E5%BD%A5%E3%84%B5%E7%85%88%E7%A5%8C%E5%9D%AA%E6%85%84%E6%A9%B2%E5%91%B4%E7%A8%B1%E7%81%A4%E6%90%B7",
-			forms: []string{"%E6%AD%B3%E6%B1%9F"}},
-		// openssl ec -in key.pem -text -noout: the private scalar in hex, colons between bytes — docs: not listed: the withheld PEM's base64 is not decoded, so the key's bytes in another encoding are not known
-		{name: "PrivateKeyAsOpenSSLText", secret: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n", kind: engine.Text,
-			later: "Private-Key: (256 bit)\npriv:\n    66:55:fd:6f:5c:69:c1:2c:55:10:43:d7:fe:02:59:\n    93:ce:ca:ec:64:26:43:37:29:b9:e5:de:2f:14:af:\n    40:f5\npub:\n    04:df:53:a7:e6:13:ad:ef:3f:9c:9e:29:12:3c:29:\n    d3:b1:aa:d9:a9:7a:17:c4:30:35:19:e7:10:47:cb:\n    eb:97:d3:d5:83:88:3c:99:c2:a0:07:7d:bb:b2:7e:\n    7b:9d:4a:ae:50:39:84:11:9e:f9:68:2e:46:e6:90:\n    c4:02:92:09:50\nASN1 OID: prime256v1\nNIST CURVE: P-256\n",
-			forms: []string{"66:55:fd:6f:5c:69:c1:2c"}},
-		// openssl ec -in key.pem (the same key as SEC1, its default output) — docs: not listed, as above
-		{name: "PrivateKeyAsSEC1PEM", secret: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n", kind: engine.Text,
-			later: "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIGZV/W9cacEsVRBD1/4CWZPOyuxkJkM3Kbnl3i8Ur0D1oAoGCCqGSM49\nAwEHoUQDQgAE31On5hOt7z+cnikSPCnTsarZqXoXxDA1GecQR8vrl9PVg4g8mcKg\nB327sn57nUquUDmEEZ75aC5G5pDEApIJUA==\n-----END EC PRIVATE KEY-----\n",
-			forms: []string{"MHcCAQEEIGZV/W9cacEsVRBD1/4CWZPOyuxkJkM3"}},
-		// node: crypto.createPrivateKey(pem).export({format: "jwk"}) — docs: not listed, as above
-		{name: "PrivateKeyAsJWK", secret: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n", kind: engine.Text,
-			later: "{\"kty\":\"EC\",\"x\":\"31On5hOt7z-cnikSPCnTsarZqXoXxDA1GecQR8vrl9M\",\"y\":\"1YOIPJnCoAd9u7J-e51KrlA5hBGe-WguRuaQxAKSCVA\",\"crv\":\"P-256\",\"d\":\"ZlX9b1xpwSxVEEPX_gJZk87K7GQmQzcpueXeLxSvQPU\"}",
-			forms: []string{"ZlX9b1xpwSxVEEPX_gJZk87K7GQmQzcpueXeLxSvQPU"}},
-		// node: crypto.createPrivateKey(pem).export({type: "pkcs8", format: "der"}).toString("hex") — docs: not listed, as above
-		{name: "PrivateKeyAsDERHex", secret: "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZlX9b1xpwSxVEEPX\n/gJZk87K7GQmQzcpueXeLxSvQPWhRANCAATfU6fmE63vP5yeKRI8KdOxqtmpehfE\nMDUZ5xBHy+uX09WDiDyZwqAHfbuyfnudSq5QOYQRnvloLkbmkMQCkglQ\n-----END PRIVATE KEY-----\n", kind: engine.Text,
-			later: "308187020100301306072a8648ce3d020106082a8648ce3d030107046d306b02010104206655fd6f5c69c12c551043d7fe025993cecaec6426433729b9e5de2f14af40f5a14403420004df53a7e613adef3f9c9e29123c29d3b1aad9a97a17c4303519e71047cbeb97d3d583883c99c2a0077dbbb27e7b9d4aae503984119ef9682e46e690c402920950",
-			forms: []string{"6655fd6f5c69c12c551043d7"}},
-		// MCP content: "key sk_live_51Hq", "", "LyjWDarjtT1zdp7dc" (a client joining the texts shows the key whole) — docs: not listed: an empty text item ends the run of items read as one text
-		{name: "EmptyTextItemBetweenHalves", secret: "sk_live_51HqLyjWDarjtT1zdp7dc", kind: engine.Returned,
-			later: "{\"content\": [{\"type\": \"text\", \"text\": \"key sk_live_51Hq\"}, {\"type\": \"text\", \"text\": \"\"}, {\"type\": \"text\", \"text\": \"LyjWDarjtT1zdp7dc\"}]}"},
 		// a booking reference of six capitals in a sensitiveHint output (read as an acronym) — docs: within the documented word shape (up to six capitals) — kept open by design: six capitals cannot be told from an acronym (NASA, HTTPS); docs/agent-view.md, rule (d), says so
 		{name: "AirlineRecordLocator", whole: true, data: "{\"booking_ref\": \"QZXKTB\"}", secret: "QZXKTB", kind: engine.Text,
 			later: "your booking QZXKTB",

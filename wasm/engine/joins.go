@@ -92,8 +92,9 @@ func siblingJoins(tr *tree, keep func(i int) bool, s *scrubber, cut func(node, a
 		}
 		flush()
 	}
-	// The texts of consecutive text items of an array, which an MCP
-	// client joins into one text, are neighbours too.
+	// The texts of the text items of an array, which an MCP client joins
+	// into one text, are neighbours too, whatever stands between them (an
+	// image, an empty text, an item the view left out).
 	for i := 0; i < len(tr.nodes); i++ {
 		n := &tr.nodes[i]
 		if !keep(i) || n.kind != kArray {
@@ -103,9 +104,7 @@ func siblingJoins(tr *tree, keep func(i int) bool, s *scrubber, cut func(node, a
 			if t := textItemText(tr, j); t >= 0 && keep(j) && keep(t) && tr.nodes[t].str.hi != tr.nodes[t].str.lo {
 				strs = append(strs, tr.str(t))
 				nodes = append(nodes, t)
-				continue
 			}
-			flush()
 		}
 		flush()
 	}

@@ -105,6 +105,7 @@ func (s *scrubSet) addString(v string) {
 			s.addPieces(tok)
 		}
 	}
+	s.addKeyParts(v)
 }
 
 // addAsWritten adds a withheld string that is found as written, ASCII

@@ -51,6 +51,16 @@ func (r *reading) reset() {
 	r.differs = false
 }
 
+// grow makes room for n bytes, so that a reading of a long text is not
+// copied as it grows.
+func (r *reading) grow(n int) {
+	if cap(r.bytes) < n {
+		r.bytes = make([]byte, 0, n)
+		r.at = make([]int32, 0, n)
+		r.end = make([]int32, 0, n)
+	}
+}
+
 func (r *reading) add(c byte, a, b int) {
 	r.bytes = append(r.bytes, c)
 	r.at = append(r.at, int32(a))
@@ -80,6 +90,7 @@ func hasMultibyte(str string) bool {
 // of UTF-8.
 func (r *reading) mojibake(str string) bool {
 	r.reset()
+	r.grow(len(str))
 	for i := 0; i < len(str); {
 		c, n := utf8.DecodeRuneInString(str[i:])
 		if c < utf8.RuneSelf {
@@ -111,6 +122,7 @@ func (r *reading) mojibake(str string) bool {
 // start. It reports whether two code units or more were read.
 func (r *reading) utf16Bytes(str string, bigEndian bool) bool {
 	r.reset()
+	r.grow(len(str))
 	units := 0
 	for i := 0; i < len(str); {
 		c, n := utf8.DecodeRuneInString(str[i:])
@@ -174,6 +186,7 @@ func (r *reading) withoutWbr(str string) bool {
 	if !hasWbr(str) {
 		return false
 	}
+	r.grow(len(str))
 	for i := 0; i < len(str); {
 		if n := wbrAt(str[i:]); n > 0 {
 			i += n
@@ -184,6 +197,114 @@ func (r *reading) withoutWbr(str string) bool {
 	}
 	return true
 }
+
+// minLostByteMatch is the fewest bytes a value must have to be found in
+// a run of UTF-16 code units that lost its last byte: a piece of seven
+// printable bytes ends ordinary text read as UTF-16 rarely, and no
+// ordinary run ends in the first seven bytes of a withheld value.
+const minLostByteMatch = 8
+
+// maxLostByteRun bounds how much of the end of a run lostByteEnds reads
+// again: a token, a password or an address, not a key file.
+const maxLostByteRun = 256
+
+// lostByteEnds calls f with t holding the end of each run of r, a reading
+// of UTF-16 code units, that is printable ASCII for minLostByteMatch-1
+// bytes or more, with one more printable byte after it, for each such
+// byte: the text it was read from was an odd number of bytes long, and
+// its reader dropped the last (Node's buf.toString("utf16le") does), so
+// that a withheld value at its end lost its last character. The byte
+// added is read from the run's last character. Only the part of the run
+// from where mayStart says a value may start is given, and none when it
+// says none may; a capital is not tried, as values are found in any
+// case. It stops when f returns false, and reports whether f never did.
+func (r *reading) lostByteEnds(t *reading, mayStart func(string) int, f func(t *reading) bool) bool {
+	for p := 0; p <= len(r.bytes); p++ {
+		if p < len(r.bytes) && r.bytes[p] != 0 {
+			continue
+		}
+		a := p
+		for a > 0 && p-a < maxLostByteRun && r.bytes[a-1] > ' ' && r.bytes[a-1] < 0x7f {
+			a--
+		}
+		if p-a < minLostByteMatch-1 {
+			continue
+		}
+		// A value of minLostByteMatch bytes or more starts at least
+		// minLostByteMatch-1 bytes before the byte added.
+		k := mayStart(unsafe.String(unsafe.SliceData(r.bytes[a:p-(minLostByteMatch-1)+4]), p-(minLostByteMatch-1)+4-a))
+		if k < 0 {
+			continue
+		}
+		a += k
+		n := p - a
+		t.reset()
+		t.bytes = append(t.bytes, r.bytes[a:p]...)
+		t.at = append(t.at, r.at[a:p]...)
+		t.end = append(t.end, r.end[a:p]...)
+		for c := byte('!'); c < 0x7f; c++ {
+			if c >= 'A' && c <= 'Z' {
+				continue
+			}
+			t.bytes = append(t.bytes[:n], c)
+			t.at = append(t.at[:n], r.at[p-1])
+			t.end = append(t.end[:n], r.end[p-1])
+			if !f(t) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mayStartIn returns the first byte of str, printable ASCII, at which a
+// needle of the scrubber may start, as written or by its skeleton, a few
+// bytes before it for what a skeleton match takes around it; -1 for none.
+func (s *scrubber) mayStartIn(str string) int {
+	first := -1
+	var w uint32
+	for i := 0; i < len(str); i++ {
+		w = w>>8 | uint32(lowerASCII[str[i]])<<24
+		if i >= 3 {
+			for _, t := range s.exacts {
+				if t.mayStart(w) {
+					first = i - 3
+					break
+				}
+			}
+			if first >= 0 {
+				break
+			}
+		}
+	}
+	// The skeleton: letters and digits, lowered.
+	var at [4]int
+	have := 0
+	w = 0
+	for i := 0; i < len(str) && (first < 0 || i < first+4); i++ {
+		fc := foldASCII[str[i]]
+		if fc == 0 {
+			continue
+		}
+		w = w>>8 | uint32(fc)<<24
+		at[have&3] = i
+		have++
+		if have >= 4 && len(s.skels) > 0 && s.skelMayStart(w) {
+			if a := at[(have-4)&3]; first < 0 || a < first {
+				first = a
+			}
+			break
+		}
+	}
+	if first < 0 {
+		return -1
+	}
+	return max(0, first-maxEdge)
+}
+
+// maxEdge is how many bytes lostByteEnds keeps before where a needle may
+// start, for the punctuation a skeleton match takes at a value's start.
+const maxEdge = 8
 
 // byteValues reads the bytes str writes as byte values in brackets, one
 // space between them, as Go's %v writes a []byte ([115 107 95 …]): four or
@@ -226,54 +347,183 @@ func (r *reading) byteValues(str string) bool {
 	return len(r.bytes) > 0
 }
 
+// maxMojibake bounds how often a text is read back as the UTF-8 that was
+// read as Latin-1 or Windows-1252: a text that passed through two or
+// three systems that each misread it is misread as often. A text that
+// would read back again after that many fails closed.
+const maxMojibake = 3
+
+// readingChain is a text's readings applied one after the other (see
+// eachReadingMatch): steps[0] reads the text, steps[k] reads what
+// steps[k-1] read.
+type readingChain struct {
+	steps []*reading
+	// free keeps readings for the chain to reuse.
+	free []*reading
+}
+
+// next returns a reading for the next step; push adds it.
+func (c *readingChain) next() *reading {
+	if n := len(c.free); n > 0 {
+		r := c.free[n-1]
+		c.free = c.free[:n-1]
+		return r
+	}
+	return &reading{}
+}
+
+func (c *readingChain) push(r *reading) { c.steps = append(c.steps, r) }
+
+// drop gives r back to the chain's readings unused.
+func (c *readingChain) drop(r *reading) { c.free = append(c.free, r) }
+
+// origin maps bytes [a, b) of the text the chain's first k steps read to
+// the span of the text it started from.
+func (c *readingChain) origin(k, a, b int) (int, int) {
+	for j := k - 1; j >= 0; j-- {
+		a, b = c.steps[j].origin(a, b)
+	}
+	return a, b
+}
+
 // eachReadingMatch calls f with the span of str that a match in one of
-// its readings was read from. It reports false when matching cost more
-// than its budget.
+// its readings was read from. The readings are composed: str is read
+// without its <wbr> elements, then as the UTF-8 it was misread from, up
+// to maxMojibake times (UTF-8 read as Windows-1252 twice reads back once
+// to the first misreading), and each of these texts is searched, and
+// searched read as UTF-16 code units; the text without <wbr> and the
+// last one are also searched with their xn-- labels read as Unicode, and
+// the last one's lists of byte values read as bytes. A decoding of str (decode.go) gets the same readings,
+// so a reading applies after a decoding too. Past the bounds (a text
+// that would still read back as UTF-8 after maxMojibake readings, a
+// <wbr> or an xn-- label left after they were read) it reports false, as
+// when matching costs more than its budget, and the caller fails closed.
 func (s *scrubber) eachReadingMatch(str string, f func(a, b int) bool) bool {
-	multibyte := hasMultibyte(str)
-	if !multibyte && strings.IndexByte(str, '<') < 0 && strings.Index(str, "-") < 0 && strings.IndexByte(str, '[') < 0 {
+	if !hasMultibyte(str) && strings.IndexByte(str, '<') < 0 && strings.Index(str, "-") < 0 && strings.IndexByte(str, '[') < 0 {
 		return true
 	}
-	var r reading
-	for k := 0; k < 6; k++ {
-		var read bool
-		switch {
-		case k == 3:
-			read = r.withoutWbr(str)
-		case k == 4:
-			read = r.withPunycode(str)
-		case k == 5:
-			read = r.byteValues(str)
-		case !multibyte:
-			continue
-		case k == 0:
-			read = r.mojibake(str)
-		case k == 1:
-			read = r.utf16Bytes(str, false)
-		default:
-			read = r.utf16Bytes(str, true)
+	var c readingChain
+	stop := false
+	// text is what the chain's steps read so far, str with none.
+	text := str
+	// search searches r, a reading of text, the k-th step of the chain
+	// or a last reading after k steps.
+	search := func(r *reading, k int) bool {
+		if len(r.bytes) < minScrubLength {
+			return true
 		}
-		if !read || len(r.bytes) < minScrubLength {
-			continue
-		}
-		stop := false
-		text := unsafe.String(unsafe.SliceData(r.bytes), len(r.bytes))
-		ok := s.eachMatch(text, func(a, b int) bool {
-			oa, ob := r.origin(a, b)
-			if str[oa:ob] == text[a:b] {
-				// Read as it is written: the search of str itself has
-				// answered for it, where it stands.
+		read := unsafe.String(unsafe.SliceData(r.bytes), len(r.bytes))
+		in := text
+		return s.eachMatch(read, func(a, b int) bool {
+			pa, pb := r.origin(a, b)
+			if in[pa:pb] == read[a:b] {
+				// Read as it is written: the search of the text it was
+				// read from has answered for it, where it stands.
 				return true
 			}
+			oa, ob := c.origin(k, pa, pb)
 			stop = !f(oa, ob)
 			return !stop
 		})
-		if !ok {
-			return false
+	}
+	// step reads text with read and, when that read something, searches
+	// it and makes it the chain's next step.
+	step := func(read func(r *reading, text string) bool) (bool, bool) {
+		r := c.next()
+		if !read(r, text) {
+			c.drop(r)
+			return false, true
 		}
-		if stop {
+		if !search(r, len(c.steps)) {
+			return true, false
+		}
+		c.push(r)
+		text = unsafe.String(unsafe.SliceData(r.bytes), len(r.bytes))
+		return true, true
+	}
+	var leaf, tail reading
+	// utf16 searches text read as UTF-16 code units, in both orders, and
+	// each run of them that ends in printable ASCII with each byte after
+	// it that could have been lost (lostByteEnds).
+	utf16 := func() bool {
+		if !hasMultibyte(text) {
 			return true
 		}
+		for _, big := range []bool{false, true} {
+			if !leaf.utf16Bytes(text, big) {
+				continue
+			}
+			if !search(&leaf, len(c.steps)) || stop {
+				return false
+			}
+			ok := leaf.lostByteEnds(&tail, s.mayStartIn, func(t *reading) bool {
+				read := unsafe.String(unsafe.SliceData(t.bytes), len(t.bytes))
+				return s.eachMatch(read, func(a, b int) bool {
+					if b != len(read) || b-a < minLostByteMatch {
+						// Not a value whose last byte was lost.
+						return true
+					}
+					pa, pb := t.origin(a, b)
+					oa, ob := c.origin(len(c.steps), pa, pb)
+					stop = !f(oa, ob)
+					return !stop
+				}) && !stop
+			})
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	// punycode searches text with its xn-- labels read as Unicode; a
+	// label that a label reads to is past the bound.
+	punycode := func() bool {
+		if !leaf.withPunycode(text) {
+			return true
+		}
+		if !search(&leaf, len(c.steps)) || stop {
+			return false
+		}
+		var r reading
+		return !r.withPunycode(unsafe.String(unsafe.SliceData(leaf.bytes), len(leaf.bytes)))
+	}
+	if read, ok := step((*reading).withoutWbr); !ok || stop {
+		return ok
+	} else if read && hasWbr(text) {
+		// A <wbr> the first reading made (<wb<wbr>r>) is past the
+		// bound.
+		return false
+	}
+	if !utf16() || !punycode() {
+		return stop
+	}
+	before := len(c.steps)
+	for k := 0; hasMultibyte(text); k++ {
+		if k == maxMojibake {
+			var r reading
+			if r.mojibake(text) {
+				return false
+			}
+			break
+		}
+		read, ok := step((*reading).mojibake)
+		if !ok || stop {
+			return ok
+		}
+		if !read {
+			break
+		}
+		if !utf16() {
+			return stop
+		}
+	}
+	// An address whose name was misread, and whose domain is in xn--
+	// labels, reads whole only once both are read.
+	if len(c.steps) > before && !punycode() {
+		return stop
+	}
+	if leaf.byteValues(text) && !search(&leaf, len(c.steps)) {
+		return false
 	}
 	return true
 }

@@ -190,7 +190,7 @@ func (s *scrubber) eachSpanAt(str string, depth int, f func(a, b int) bool) bool
 				a, b = l.origin(a, b)
 				return g(w[0]+a, w[0]+b)
 			}
-			if !s.eachMatch(l.text, h) || encoded && !stop && !s.eachEncodedMatch(l.text, depth, h) {
+			if !s.eachMatch(l.text, h) || encoded && !stop && !s.eachEncodedMatch(l.text, depth, h) || !stop && !s.eachReadingMatch(l.text, h) {
 				return false
 			}
 			if stop {
