@@ -193,6 +193,7 @@ func TestFramesSameOrigin(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runWorker, runMain, runLayered, runNative} {
 		t.Run(run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f := openFrames(t, run, server.URL, "")
 			o := server.URL
 			require.Nil(t, f.inParent(`await fx.register({name: "p_tool", description: "Parent tool", annotations: {readOnlyHint: true},
@@ -245,6 +246,7 @@ func TestFramesCrossOrigin(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runLayered, runNative, runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f := openFrames(t, run, crossOrigin(t), "tools *")
 			require.Nil(t, f.inParent(`await fx.register({name: "p_x", description: "Parent tool", execute: () => "hello"}, {exposedTo: [`+js(f.child)+`]})`).Error)
 
@@ -299,6 +301,7 @@ func TestFramesHidden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f := openFrames(t, tt.run, crossOrigin(t), tt.allow)
 			// The tools are exposed to an origin of no frame.
 			exposed := func(string) string { return js("https://other.example") }
