@@ -156,6 +156,7 @@ func assertConsole(t *testing.T, tb *tab, names []string, gone bool) {
 // and until the registration ends every call asks and private results are
 // withheld, on every agent path; then the session is as before.
 func TestForeignRegistered(t *testing.T) {
+	t.Parallel() // it waits on events alone, never on the clock
 	tests := []struct {
 		name, mode, ctx string
 	}{
@@ -165,6 +166,7 @@ func TestForeignRegistered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			tb := openForeign(t, native, "foreign.html?mode="+tt.mode, foreignTools)
 			assertOpen(t, tb)
 			require.Nil(t, eval[settled](tb, `risk.settle(async () => { window.ctx = `+tt.ctx+`; await foreign.register("exfiltrate", ctx); })`).Error)
@@ -190,6 +192,7 @@ func TestForeignRegistered(t *testing.T) {
 // the foreign registration ends, the mirror is registered again and native
 // paths run the runtime's tool through the engine.
 func TestForeignMirrorRefused(t *testing.T) {
+	t.Parallel() // it waits on events alone, never on the clock
 	tb := openForeign(t, native, "foreign.html", "")
 	require.Nil(t, eval[settled](tb, `risk.settle(() => foreign.register("lookup"))`).Error)
 	tb.poll(`foreign.events.length === 1`)
@@ -346,8 +349,10 @@ func TestForeignFrames(t *testing.T) {
 // TestForeignEngineLost: an engine started after the last was lost hears
 // of the foreign tools before any call, so the session stays closed.
 func TestForeignEngineLost(t *testing.T) {
+	t.Parallel() // it waits on events alone, never on the clock
 	for _, mode := range engineModes {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			tb := openForeign(t, native, "foreign.html?mode="+mode, foreignTools)
 			tb.allowConsole(`veil: the engine was lost`)
 			require.Nil(t, eval[settled](tb, `risk.settle(() => foreign.register("exfiltrate"))`).Error)

@@ -32,6 +32,7 @@ const editorForm = `<form id="note" toolname="send_note" tooldescription="Sends 
 // what the user typed there reaches the agent in an answer built from
 // new FormData(form), as form handlers build it.
 func TestFormsAttackCustomElementEntries(t *testing.T) {
+	t.Parallel() // beside the other tests; each browser in a tab of its own
 	for _, b := range formBrowsers {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel() // each browser its own tab
@@ -57,6 +58,7 @@ func TestFormsAttackCustomElementEntries(t *testing.T) {
 // answer as the page shows it, each line break an HTML <br>: the runtime
 // withholds the message whole, and each line reaches the agent.
 func TestFormsAttackMultilineAsHTML(t *testing.T) {
+	t.Parallel() // beside the other tests; each browser in a tab of its own
 	for _, b := range formBrowsers {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel() // each browser its own tab
@@ -85,6 +87,7 @@ func TestFormsAttackMultilineAsHTML(t *testing.T) {
 // card field in a side panel, a portal), is not seen: the tool stays one
 // that does not ask, and the agent's call submits the card unasked.
 func TestFormsAttackOutsideControl(t *testing.T) {
+	t.Parallel() // beside the other tests; each browser in a tab of its own
 	for _, b := range formBrowsers {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel() // each browser its own tab

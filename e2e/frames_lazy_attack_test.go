@@ -232,6 +232,7 @@ func TestFramesLazyUnseenFrame(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			child, allow := server.URL, ""
 			if tt.cross {
 				child, allow = crossOrigin(t), "tools *"

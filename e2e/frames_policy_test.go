@@ -19,6 +19,7 @@ func TestFramesNotAllowed(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runNative, runLayered, runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f := openFramesChild(t, run, crossOrigin(t), patient(), "")
 			assertNotAllowedInChild(t, f, "the API in the child")
 		})
@@ -34,6 +35,7 @@ func TestFramesNotAllowedAfterNavigation(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runNative, runLayered, runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			cross := crossOrigin(t)
 			f := openFramesChild(t, run, cross, patient(), "tools "+cross)
 			before := f.inChild(`await document.modelContext.getTools(); return "ok";`)
@@ -56,6 +58,7 @@ func TestFramesExposureRevoked(t *testing.T) {
 			continue
 		}
 		t.Run(r.run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f, from := openCallable(t, r.run, r.cross)
 			registerInChild(t, f, `{name: "c_revoked", description: "Exposed, then not", execute: () => ((window.ran = true), "ran")}`)
 			require.Nil(t, f.inParent(`window.held = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "c_revoked");
@@ -93,6 +96,7 @@ func TestFramesPolicyUndecided(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			tb := openTab(t, plain)
 			tb.navigate("frames.html?veil=0")
 			src := crossOrigin(t) + "/" + run.page()
@@ -132,6 +136,7 @@ func TestFramesPolicyForgedByEmbedder(t *testing.T) {
 			{"parent allowed", "tools *", map[string]any{"register": "ok", "getTools": []any{"c_own", "p_top"}, "execute": "ok"}},
 		} {
 			t.Run(run.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel() // a tab of its own
 				tb := openTab(t, run.b())
 				tb.navigate(run.page())
 				cross := crossOrigin(t)

@@ -63,6 +63,7 @@ func TestFramesSensitive(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		t.Run(r.run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f, from := openCallable(t, r.run, r.cross)
 			registerInChild(t, f, `{name: "c_key", description: "Makes an API key",
 				outputSchema: {type: "object", properties: {id: {type: "string"}, token: {type: "string", "x-sensitive": true}}},
@@ -129,6 +130,7 @@ func TestFramesAbort(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		t.Run(r.run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f, from := openCallable(t, r.run, r.cross)
 			registerInChild(t, f, `{name: "c_slow", description: "Waits", execute: (input, {signal}) => new Promise((resolve) => {
 				window.started = true;
@@ -162,6 +164,7 @@ func TestFramesRemovedMidCall(t *testing.T) {
 			{"navigated", `fx.children[0].frame.src = "about:blank"`},
 		} {
 			t.Run(r.run.name+"/"+gone.how, func(t *testing.T) {
+				t.Parallel() // a tab of its own
 				f, from := openCallable(t, r.run, r.cross)
 				registerInChild(t, f, `{name: "c_never", description: "Never answers", execute: () => ((window.started = true), new Promise(() => {}))}`)
 				got := value[string](t, f.inParent(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "c_never");
@@ -187,6 +190,7 @@ func TestFramesForgedReply(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		t.Run(r.run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f, from := openCallable(t, r.run, r.cross)
 			registerInChild(t, f, `{name: "c_real", description: "Answers when released", execute: () => new Promise((resolve) => (window.release = resolve))}`)
 			got := value[string](t, f.inParent(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "c_real");
@@ -271,6 +275,7 @@ func TestFramesInvokerGone(t *testing.T) {
 			{"navigated", `fx.children[0].frame.src = "about:blank"`},
 		} {
 			t.Run(r.run.name+"/"+gone.how, func(t *testing.T) {
+				t.Parallel() // a tab of its own
 				f, _ := openCallable(t, r.run, r.cross)
 				callParentFromChild(t, f, r.cross, "p_slow", `new AbortController()`)
 				require.Nil(t, f.inParent(gone.script).Error, "the child goes")
@@ -297,6 +302,7 @@ func TestFramesAbortFromChild(t *testing.T) {
 				continue // a cross-origin child cannot reach its parent's AbortController
 			}
 			t.Run(r.run.name+"/"+by.who, func(t *testing.T) {
+				t.Parallel() // a tab of its own
 				f, _ := openCallable(t, r.run, r.cross)
 				callParentFromChild(t, f, r.cross, "p_wait", by.controller)
 				got := value[string](t, f.inChild(`ctl.abort(new DOMException("the agent gave up", "AbortError")); return await call;`), "the child's call")
@@ -315,6 +321,7 @@ func TestFramesUnregisteredMidCall(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, r := range frameSecurityRuns {
 		t.Run(r.run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f, from := openCallable(t, r.run, r.cross)
 			registerInChild(t, f, `{name: "c_going", description: "Unregistered while it runs", execute: () => new Promise((resolve) => (window.finish = resolve))}`)
 			require.Nil(t, f.inParent(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "c_going");

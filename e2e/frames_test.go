@@ -129,10 +129,22 @@ func openFrames(t *testing.T, run frameRun, childOrigin, allow string) *frames {
 }
 
 // openFramesChild is openFrames with query added to the child's page.
+//
+// The child comes once the parent's engine has started: a child of
+// another origin asks the frames above it for its "tools" policy as it
+// starts, and waits the runtime's second for the answer (unless query
+// makes it patient()). A parent whose engine still starts on its main
+// thread (mode=main) may answer after that second on a busy machine, and
+// the child, taking no answer for one that cannot tell, would fail closed
+// for the rest of its life: a test would see the outcome of a race with
+// the parent's start, not the behaviour it checks.
 func openFramesChild(t *testing.T, run frameRun, childOrigin, query, allow string) *frames {
 	t.Helper()
 	tb := openTab(t, run.b())
 	tb.navigate(run.page())
+	if run.veil {
+		require.Equal(t, run.mode, eval[string](tb, `veil.ready.then(() => veil.mode)`), "the parent's engine runs")
+	}
 	src := childOrigin + "/" + run.page() + query
 	var allowArg any
 	if allow != "" {
@@ -181,6 +193,7 @@ func TestFramesSameOrigin(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runWorker, runMain, runLayered, runNative} {
 		t.Run(run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f := openFrames(t, run, server.URL, "")
 			o := server.URL
 			require.Nil(t, f.inParent(`await fx.register({name: "p_tool", description: "Parent tool", annotations: {readOnlyHint: true},
@@ -233,6 +246,7 @@ func TestFramesCrossOrigin(t *testing.T) {
 	t.Parallel() // in a tab of its own
 	for _, run := range []frameRun{runLayered, runNative, runWorker, runMain} {
 		t.Run(run.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f := openFrames(t, run, crossOrigin(t), "tools *")
 			require.Nil(t, f.inParent(`await fx.register({name: "p_x", description: "Parent tool", execute: () => "hello"}, {exposedTo: [`+js(f.child)+`]})`).Error)
 
@@ -287,6 +301,7 @@ func TestFramesHidden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			f := openFrames(t, tt.run, crossOrigin(t), tt.allow)
 			// The tools are exposed to an origin of no frame.
 			exposed := func(string) string { return js("https://other.example") }

@@ -65,54 +65,74 @@ func beforeRelease(t *testing.T, root string) []string {
 	return lines
 }
 
-// TestFromAnotherModule follows docs/install.md in a module outside this
-// repository: it points the module at this checkout, as the document's
-// lines do before a release, writes the runtime's dist/ with this
-// command, and builds a program that imports the engine, the risk policy
-// and redeem.
+// TestFromAnotherModule follows docs/install.md in modules outside this
+// repository: each points at this checkout, as the document's lines do
+// before a release; one writes the runtime's dist/ with this command, and
+// another builds a program that imports the engine, the risk policy and
+// redeem. The two are independent (the program needs no dist/), so they
+// run side by side, each in a module of its own: the build of dist/
+// compresses the engine for a while, on its own.
 func TestFromAnotherModule(t *testing.T) {
+	t.Parallel()
 	root := moduleRoot(t)
-	dir := t.TempDir()
-	write := func(name, text string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
-	}
-	write("go.mod", "module example.com/shop\n\ngo 1.25\n")
+	lines := beforeRelease(t, root)
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	var out string
-	for _, line := range beforeRelease(t, root) {
-		args := strings.Fields(line)
-		require.Equal(t, "go", args[0])
-		cmd := exec.Command(gobin, args[1:]...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
-		b, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s:\n%s", line, b)
-		out = string(b)
-	}
-	for _, name := range append(build.Files, build.NoticesFile) {
-		assert.FileExists(t, filepath.Join(dir, "dist", name))
-	}
-	assert.Contains(t, out, "veil.wasm")
-	notices, err := os.ReadFile(filepath.Join(dir, "dist", build.NoticesFile))
-	require.NoError(t, err)
-	assert.Contains(t, string(notices), "github.com/santhosh-tekuri/jsonschema/v6")
-
-	write("main.go", shop)
-	run := func(env []string, args ...string) string {
+	// module makes a module of its own and runs the document's lines in
+	// it, the first n of them, and returns its directory and what the last
+	// one wrote.
+	module := func(t *testing.T, n int) (string, string) {
 		t.Helper()
-		cmd := exec.Command(gobin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), append([]string{"GOWORK=off", "GOFLAGS=-mod=mod"}, env...)...)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "go %s:\n%s", strings.Join(args, " "), out)
-		return string(out)
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/shop\n\ngo 1.25\n"), 0o644))
+		var out string
+		for _, line := range lines[:n] {
+			args := strings.Fields(line)
+			require.Equal(t, "go", args[0])
+			cmd := exec.Command(gobin, args[1:]...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+			b, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s:\n%s", line, b)
+			out = string(b)
+		}
+		return dir, out
 	}
-	run(nil, "mod", "tidy")
-	out = run(nil, "run", ".")
-	assert.NotContains(t, out, "sk_shop_1", "the agent's view holds the secret")
-	assert.Contains(t, out, `"withheld":["/secret"]`)
-	// The engine also builds for the browser from there.
-	run([]string{"GOOS=js", "GOARCH=wasm"}, "build", "-o", os.DevNull, "github.com/veilmcp/veil/wasm")
+
+	t.Run("dist", func(t *testing.T) {
+		t.Parallel()
+		dir, out := module(t, len(lines))
+		for _, name := range append(build.Files, build.NoticesFile) {
+			assert.FileExists(t, filepath.Join(dir, "dist", name))
+		}
+		assert.Contains(t, out, "veil.wasm")
+		notices, err := os.ReadFile(filepath.Join(dir, "dist", build.NoticesFile))
+		require.NoError(t, err)
+		assert.Contains(t, string(notices), "github.com/santhosh-tekuri/jsonschema/v6")
+	})
+
+	t.Run("program", func(t *testing.T) {
+		t.Parallel()
+		// The go mod edit line alone: the program imports packages of the
+		// checkout and needs no dist/.
+		require.True(t, strings.HasPrefix(lines[0], "go mod edit "), "the document's first line points the module at the checkout: %s", lines[0])
+		dir, _ := module(t, 1)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(shop), 0o644))
+		run := func(env []string, args ...string) string {
+			t.Helper()
+			cmd := exec.Command(gobin, args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), append([]string{"GOWORK=off", "GOFLAGS=-mod=mod"}, env...)...)
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "go %s:\n%s", strings.Join(args, " "), out)
+			return string(out)
+		}
+		run(nil, "mod", "tidy")
+		out := run(nil, "run", ".")
+		assert.NotContains(t, out, "sk_shop_1", "the agent's view holds the secret")
+		assert.Contains(t, out, `"withheld":["/secret"]`)
+		// The engine also builds for the browser from there.
+		run([]string{"GOOS=js", "GOARCH=wasm"}, "build", "-o", os.DevNull, "github.com/veilmcp/veil/wasm")
+	})
 }
 
 // moduleRoot is the directory of this repository's go.mod.
