@@ -103,7 +103,13 @@ func eachEncodedOutside(text string, budget *int, gone [][2]int, f func(a, b int
 				}
 				var n int
 				if buf, n = decodeHex(buf[:0], text[at:]); len(buf) >= 4 {
-					*budget -= n
+					// Each byte of hex after a separator may start a
+					// decoding that reads to the run's end ("12-34-56-…"):
+					// past the budget the text fails closed, as base64's
+					// does, rather than being decoded again and again.
+					if *budget -= n; *budget < 0 {
+						return false
+					}
 					if !f(at, at+n, buf) {
 						return true
 					}

@@ -134,3 +134,33 @@ func TestSpotlightOfAResultWithManyItemsAndMembers(t *testing.T) {
 	assert.Equal(t, 1+(n+1)+n, strings.Count(out, "<untrusted-content-x>"), "wrapped texts")
 	require.True(t, json.Valid([]byte(out)), "the spotlighted view is JSON")
 }
+
+func TestADashSeparatedHexRunFailsClosedPastItsBudget(t *testing.T) {
+	// Every pair of hex after a '-' starts a decoding that reads to the
+	// run's end: the decodings of "12-34-56-…" once grew with the square
+	// of its length (48 KB took seconds natively), and were searched
+	// each. Past the decoding budget the run now fails closed.
+	for _, unit := range []string{"a1-", "12-"} {
+		run := strings.Repeat(unit, 16000)
+		budget := decodeBudget(run)
+		decoded := 0
+		ok := eachEncoded(run, &budget, func(a, b int, d []byte) bool { decoded += len(d); return true })
+		assert.False(t, ok, "%q: past the budget", unit)
+		assert.Less(t, decoded, 16*len(run)+maxLayerSlack, "%q: what was decoded stays within the budget", unit)
+
+		e := newTestEngine(t)
+		mustRegister(t, e, `{"name":"p","description":"d"}`)
+		res := e.OutputOf("p", Outcome{Kind: Returned, Data: `{"x":"` + run + `","y":"kept"}`})
+		require.Nil(t, res.Err)
+		assert.NotContains(t, res.Agent, unit+unit+unit, "%q: the run does not reach the agent", unit)
+		assert.True(t, json.Valid([]byte(res.Agent)), "%q: the view is JSON", unit)
+	}
+	// A short one is decoded from every pair that leaves four bytes, as
+	// before.
+	short := "12-34-56-78-9a"
+	budget := decodeBudget(short)
+	var got []string
+	require.True(t, eachEncoded(short, &budget, func(a, b int, d []byte) bool { got = append(got, fmt.Sprintf("%d:%x", a, d)); return true }))
+	assert.Subset(t, got, []string{"0:123456789a", "3:3456789a"})
+	assert.NotContains(t, got, "6:56789a", "three bytes are no value")
+}

@@ -65,9 +65,12 @@ func siblingJoins(tr *tree, keep func(i int) bool, s *scrubber, cut func(node, a
 			}
 			for _, r := range encodedRuns(strs) {
 				// An encoding cut into lines, one a string: no part of it
-				// can be removed without the rest.
+				// can be removed without the rest. Lines that are each a
+				// withheld value whole (an ssn beside a date of birth,
+				// echoed) go whole whatever they decode to: what the lines
+				// joined decode to need not be searched.
 				held := false
-				if !s.eachEncodedMatch(strings.Join(strs[r[0]:r[1]], ""), 0, func(int, int) bool { held = true; return false }) || held {
+				if s.eachRemovedWhole(strs[r[0]:r[1]]) || !s.eachEncodedMatch(strings.Join(strs[r[0]:r[1]], ""), 0, func(int, int) bool { held = true; return false }) || held {
 					for k := r[0]; k < r[1]; k++ {
 						cut(nodes[k], 0, len(strs[k]))
 					}
@@ -109,6 +112,30 @@ func siblingJoins(tr *tree, keep func(i int) bool, s *scrubber, cut func(node, a
 		flush()
 	}
 	return found
+}
+
+// eachRemovedWhole reports whether the scrub removes each of lines
+// whole: the search of each as it is and in its decodings finds withheld
+// values that cover all of it, or is past its bounds (which empties it).
+func (s *scrubber) eachRemovedWhole(lines []string) bool {
+	var spans [][2]int
+	for _, l := range lines {
+		spans = spans[:0]
+		if !s.eachSpan(l, func(a, b int) bool { spans = append(spans, [2]int{a, b}); return true }) {
+			continue
+		}
+		covered := 0
+		for _, sp := range mergeSpans(spans) {
+			if sp[0] > covered {
+				break
+			}
+			covered = max(covered, sp[1])
+		}
+		if covered < len(l) {
+			return false
+		}
+	}
+	return true
 }
 
 // textItemText returns the node of the text of node i when i is a text

@@ -70,3 +70,38 @@ func TestOrdinaryRecordsPassTheFastPath(t *testing.T) {
 	assert.False(t, res.Unchanged, "an encoding cut into lines that names secret_reference")
 	assert.NotContains(t, res.Agent, "c2VjcmV0X3Jl")
 }
+
+func TestEncodingLinesEachAWithheldValueGoWholeUndecoded(t *testing.T) {
+	var set scrubSet
+	for _, v := range []string{"123-45-6789", "1990-04-12", "sk_live_9f8e7d6c5b4a"} {
+		set.addString(v)
+	}
+	s := newScrubber(&set)
+	tests := []struct {
+		name  string
+		lines []string
+		whole bool
+	}{
+		{"an ssn beside a date of birth", []string{"123-45-6789", "1990-04-12"}, true},
+		{"a value in another case", []string{"SK_LIVE_9F8E7D6C5B4A", "123-45-6789"}, true},
+		{"one line with more than the value", []string{"123-45-6789", "1990-04-12x"}, false},
+		{"one line not withheld", []string{"123-45-6789", "QUJDRA"}, false},
+		{"none withheld", []string{"c2VjcmV0X3Jl", "ZmVyZW5jZQ=="}, false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.whole, s.eachRemovedWhole(tt.lines), tt.name)
+	}
+
+	// Such lines, echoed in a later output, go whole; the strings around
+	// them are kept.
+	e := newTestEngine(t)
+	mustRegister(t, e, `{"name":"mk","description":"d","outputSchema":{"type":"object","properties":{"ssn":{"type":"string","x-sensitive":true},"dob":{"type":"string","x-sensitive":true}}}}`)
+	mustRegister(t, e, `{"name":"log","description":"d"}`)
+	require.Nil(t, e.OutputOf("mk", Outcome{Kind: Returned, Data: `{"ssn":"123-45-6789","dob":"1990-04-12"}`}).Err)
+	res := e.OutputOf("log", Outcome{Kind: Returned, Data: `{"name":"Ann","ssn":"123-45-6789","dob":"1990-04-12","note":"seen"}`})
+	require.Nil(t, res.Err)
+	assert.NotContains(t, res.Agent, "123-45-6789")
+	assert.NotContains(t, res.Agent, "1990-04-12")
+	assert.Contains(t, res.Agent, `\"name\":\"Ann\"`)
+	assert.Contains(t, res.Agent, `\"note\":\"seen\"`)
+}
