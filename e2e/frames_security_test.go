@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -170,6 +175,88 @@ func TestFramesRemovedMidCall(t *testing.T) {
 				got := value[string](t, f.inParent(`const t = (await document.modelContext.getTools(`+from+`)).find((t) => t.name === "c_never");
 					const p = document.modelContext.executeTool(t, {});
 					if (!await fx.until(async () => (await fx.in(0, "return window.started === true")).value)) throw new Error("execute never started in the child");
+					`+gone.script+`;
+					try {
+						return "resolved: " + await p;
+					} catch (e) {
+						return e.name;
+					}`), "the parent's call")
+				assert.Equal(t, "UnknownError", got)
+			})
+		}
+	}
+}
+
+// slowChildHold is how long the test server holds /frames-slow.js: what
+// the test waits for on purpose (a frame's Veil on its way), not a bound.
+const slowChildHold = 300 * time.Millisecond
+
+var slowChildOnce sync.Once
+
+// slowChildServe adds /frames-slow.html to the test server, once: the
+// frames page (handleFrames) whose head first waits for /frames-slow.js,
+// which the server holds for slowChildHold. For that long the child's
+// document is there and runs no Veil yet, as a frame's document does
+// while its Veil's script is on its way, and the parent's form guard,
+// which looks at a loading frame every 50 ms, takes it for a frame
+// without Veil.
+func slowChildServe(t testing.TB) {
+	t.Helper()
+	mux, ok := server.Config.Handler.(*http.ServeMux)
+	require.True(t, ok, "the test server's handler is a ServeMux")
+	slowChildOnce.Do(func() {
+		mux.HandleFunc("/frames-slow.html", func(w http.ResponseWriter, r *http.Request) {
+			rec := httptest.NewRecorder()
+			handleFrames(rec, r)
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(bytes.Replace(rec.Body.Bytes(), []byte("<head>"), []byte(`<head><script src="/frames-slow.js"></script>`), 1))
+		})
+		mux.HandleFunc("/frames-slow.js", func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(slowChildHold)
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		})
+	})
+}
+
+// TestFramesFormRemovedMidCall: the parent makes a form tool in the
+// document of a same-origin child whose Veil came after the parent had
+// seen the document (slowChildServe), and listens for its submission,
+// as web-platform-tests' declarative unregister-during-executeTool.https.html
+// does. The form is the child's tool: the parent's form guard leaves a
+// document whose own Veil runs to it. The parent calls it, the submit
+// event is answered with respondWith and a promise that never settles,
+// and the child's frame is removed, or navigates away: the parent's call
+// rejects with UnknownError, rather than waiting for ever.
+func TestFramesFormRemovedMidCall(t *testing.T) {
+	t.Parallel() // in a tab of its own
+	slowChildServe(t)
+	for _, r := range []frameRun{runWorker, runMain, runLayered} {
+		for _, gone := range []struct{ how, script string }{
+			{"removed", `fx.children[0].frame.remove()`},
+			{"navigated", `fx.children[0].frame.src = "about:blank"`},
+		} {
+			t.Run(r.name+"/"+gone.how, func(t *testing.T) {
+				tb := openTab(t, r.b())
+				tb.navigate(r.page())
+				require.Equal(t, 0, eval[int](tb, `fx.open(`+js(server.URL+"/frames-slow.html?mode="+r.mode)+`, null)`), "the child's index")
+				f := &frames{tab: tb, parent: server.URL, child: server.URL}
+				got := value[string](t, f.inParent(`const d = fx.children[0].frame.contentDocument;
+					const form = d.createElement("form");
+					form.setAttribute("toolname", "c_form_never");
+					form.setAttribute("tooldescription", "Answers never");
+					form.setAttribute("toolautosubmit", "");
+					let submitted = false;
+					form.addEventListener("submit", (e) => {
+						e.preventDefault();
+						e.respondWith(new Promise(() => {}));
+						submitted = true;
+					});
+					d.body.append(form);
+					let t;
+					if (!await fx.until(async () => (t = (await document.modelContext.getTools()).find((t) => t.name === "c_form_never"))))
+						return "not listed: the form's toolname is " + JSON.stringify(form.getAttribute("toolname"));
+					const p = document.modelContext.executeTool(t, {});
+					if (!await fx.until(() => submitted)) return "not submitted";
 					`+gone.script+`;
 					try {
 						return "resolved: " + await p;

@@ -2,7 +2,7 @@
 // those tools, which run there.
 
 import { str, isObject, toError } from '../webmcp/util.js';
-import { MARK, reachable } from '../webmcp/frametag.js';
+import { MARK, reachable, ask } from '../webmcp/frametag.js';
 import { page } from './page.js';
 import { ofThisPage, containerAllows, tagged, post, whoToAsk } from './windows.js';
 import { FRAME_ERRORS } from './answer.js';
@@ -11,19 +11,7 @@ import { FRAME_ERRORS } from './answer.js';
 export const outgoing = new Set();
 
 /** askFrame sends one request with a port of its own, and resolves with the first answer, or undefined. */
-const askFrame = (w, origin, message) =>
-  new Promise((resolve) => {
-    const { port1, port2 } = new MessageChannel();
-    const done = (v) => {
-      clearTimeout(timer);
-      port1.onmessage = null;
-      port1.close();
-      resolve(v);
-    };
-    const timer = setTimeout(done, page.wait);
-    port1.onmessage = (e) => done(e.data);
-    if (!post(w, origin, message, [port2])) done(undefined);
-  });
+const askFrame = (w, origin, message) => ask((port) => post(w, origin, message, [port]), page.wait);
 
 /**
  * frameTools asks the other frames of the page for the tools they expose

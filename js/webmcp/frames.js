@@ -14,7 +14,7 @@
 // and a frame takes part only in a chain of same-origin frames from the top.
 
 import { str, isObject, noop, abortOf } from './util.js';
-import { FRAMES, MARK, reachable } from './frametag.js';
+import { FRAMES, MARK, reachable, ask } from './frametag.js';
 import { base, importWithin, frameWait } from './config.js';
 import { registrations, live } from './registry.js';
 import { context } from './context.js';
@@ -65,25 +65,13 @@ const undecided = () => {
 
 /** askOne asks the ancestor w for this document's policy: true, false, or undefined when it cannot tell or does not answer. */
 const askOne = (w) =>
-  new Promise((resolve) => {
-    const { port1, port2 } = new MessageChannel();
-    const done = (v) => {
-      clearTimeout(timer);
-      port1.onmessage = null;
-      port1.close();
-      resolve(v);
-    };
-    const timer = setTimeout(done, frameWait);
-    port1.onmessage = ({ data }) => done(typeof data?.allowed === 'boolean' ? data.allowed : undefined);
-    try {
-      // Not reachable, or reachable with a Veil: a same-origin window without one cannot answer.
-      if (reachable(w) && !w[MARK]) return done(undefined);
-      // The question holds nothing; the answer comes on this frame's own port, from whoever is in w.
-      w.postMessage({ [FRAMES]: 1, type: 'policy' }, '*', [port2]);
-    } catch {
-      done(undefined);
-    }
-  });
+  ask((port) => {
+    // Not reachable, or reachable with a Veil: a same-origin window without one cannot answer.
+    if (reachable(w) && !w[MARK]) return false;
+    // The question holds nothing; the answer comes on this frame's own port, from whoever is in w.
+    w.postMessage({ [FRAMES]: 1, type: 'policy' }, '*', [port]);
+    return true;
+  }, frameWait).then((data) => (typeof data?.allowed === 'boolean' ? data.allowed : undefined));
 
 /**
  * askAncestors asks every frame above this one for this document's

@@ -219,6 +219,22 @@ const neutralize = (form) => {
   setAttr(form, 'data-veil-toolname', name);
   removeAttr(form, 'toolname');
 };
+/**
+ * ownVeil says whether node is in the document of a frame that runs Veil
+ * of its own. A frame's next document is guarded as soon as it is there
+ * (frame), before its own Veil, the first script of its head, has run;
+ * once that Veil runs, the document's forms are its tools, which this
+ * guard must not take away from it by moving their toolname first (its
+ * observer hears of a form before theirs, made earlier).
+ */
+const ownVeil = (node) => {
+  try {
+    const w = defaultView(nodeType(node) === 9 ? node : ownerDocument(node));
+    return w != null && w !== window && !!w[MARK];
+  } catch {
+    return false;
+  }
+};
 /** guardIn guards what was added to a guarded root: its forms, open shadow roots and frames. */
 const guardIn = (node) => {
   neutralize(node);
@@ -227,7 +243,7 @@ const guardIn = (node) => {
 };
 /** guard watches a root of a frame without Veil: a document or an open shadow root in it. */
 const guard = (root) => {
-  if (roots.has(root)) return;
+  if (roots.has(root) || ownVeil(root)) return;
   guards.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname'] });
   neutralize(root);
   queryAll(root, 'form[toolname]').forEach(neutralize);
@@ -236,6 +252,7 @@ const guard = (root) => {
 /** The observer of the roots guard watches: it moves toolnames, and declares nothing. */
 const guards = new MutationObserver((records) => {
   for (const r of records) {
+    if (ownVeil(r.target)) continue;
     if (r.type === 'attributes') neutralize(r.target);
     else for (const n of r.addedNodes) if (n.nodeType === 1) guardIn(n);
   }
