@@ -86,6 +86,10 @@ func TestRedOpenLeaks(t *testing.T) {
 		// documented secret (not key-like) in a search link comes back.
 		{name: "DocumentedAWSSecretSliceInAQuery", keys: []string{redAWSSecret}, kind: engine.Text,
 			laters: []string{"https://logs.example/search?q=FEMI%2FK7MDENG%2FbPx&from=0"}, gone: []string{"FEMI/K7MDENG/bPx", "FEMI%2FK7MDENG%2FbPx"}},
+		// python3: slice.encode("utf-16-le").hex(): hex of UTF-16 of a
+		// piece of 16 is not read back either.
+		{name: "SliceInHexOfUTF16LE", keys: []string{redStripeSecret}, kind: engine.Text,
+			laters: []string{"7400540031007a006400700037006400630058006b00340052006d0039005100"}, gone: []string{"7400540031007a006400700037006400630058006b00340052006d0039005100"}},
 	})
 }
 
@@ -143,4 +147,23 @@ func TestRedOpenListingOptions(t *testing.T) {
 	if want := []bool{true, false, false}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("Withheld(%q) = %v, want %v", opts, got, want)
 	}
+}
+
+// TestRedOpenAfterAWithheldDotEnv: the key-like words of a withheld .env
+// text (rule (d)'s "each word that looks like a key") include what is not
+// secret, and later outputs lose it: a release version ("myapp "), the
+// deployed commit that git log shows ("commit "), a build number (the
+// text is emptied) and an expiry's date, cut to "23:59:59Z".
+func TestRedOpenAfterAWithheldDotEnv(t *testing.T) {
+	runRedOrdinaryCases(t, []redOrdinaryCase{
+		{name: "ReleaseVersion", keys: []string{redDotEnv}, later: "myapp 2.14.3-rc1"},
+		{name: "GitSHA", keys: []string{redDotEnv}, later: "commit 3f9a1c27b8e4d05f6a2b9c8d7e1f0a3b4c5d6e7f"},
+		{name: "BuildNumber", keys: []string{redDotEnv}, later: "build 20260314.1"},
+		{name: "ExpiryDate", keys: []string{redDotEnv}, later: "session ends 2026-12-31T23:59:59Z"},
+		// A sensitiveHint deploy record withheld whole: its region, an
+		// ordinary word of letters, digits and dashes that is not
+		// key-like, vanishes from later outputs ("… in ").
+		{name: "RegionAfterAWholeDeployRecord", whole: `{"deploy":{"at":"2026-12-31T23:59:59Z","version":"v20.11.1","region":"eu-west-1"}}`,
+			later: "next deploy after 2026-12-31T23:59:59Z on v20.11.1 in eu-west-1"},
+	})
 }

@@ -405,3 +405,25 @@ func TestRedMoreOrdinaryOutputs(t *testing.T) {
 // python3: "".join(secrets.choice(string.ascii_letters) for _ in
 // range(32)), a token of random letters alone.
 const redLettersToken = "BSTJnQgZpRlCdNXzDOULFqEBsNjTZKEC"
+
+// A .env file's shape, withheld whole at an x-sensitive member: a release
+// version, a runtime version, the deployed commit, a build number, a
+// token's expiry, a region and a key.
+const redDotEnv = "APP_VERSION=2.14.3-rc1\nNODE_VERSION=v20.11.1\nGIT_SHA=3f9a1c27b8e4d05f6a2b9c8d7e1f0a3b4c5d6e7f\nBUILD=20260314.1\nTOKEN_EXPIRES=2026-12-31T23:59:59Z\nREGION=eu-west-1\nSTRIPE_KEY=" + redStripeSecret + "\n"
+
+// TestRedAfterAWithheldDotEnv: what a withheld .env holds beside its key
+// that later ordinary outputs repeat, and a piece of its key in UTF-16.
+func TestRedAfterAWithheldDotEnv(t *testing.T) {
+	runRedOrdinaryCases(t, []redOrdinaryCase{
+		{name: "RuntimeVersion", keys: []string{redDotEnv}, later: "node v20.11.1"},
+		{name: "Region", keys: []string{redDotEnv}, later: "deployed to eu-west-1"},
+		{name: "DateAndVersionAfterAWholeDeployRecord", whole: `{"deploy":{"at":"2026-12-31T23:59:59Z","version":"v20.11.1"}}`,
+			later: "next deploy after 2026-12-31T23:59:59Z on v20.11.1"},
+	})
+	slice := redStripeSecret[20:36]
+	runRedLeakCases(t, []redLeakCase{
+		// python3: slice.encode("utf-16-le").decode("latin-1")
+		{name: "SliceInUTF16LEReadAsLatin1", keys: []string{redDotEnv}, kind: engine.Text,
+			laters: []string{"t\x00T\x001\x00z\x00d\x00p\x007\x00d\x00c\x00X\x00k\x004\x00R\x00m\x009\x00Q\x00"}, gone: []string{slice}},
+	})
+}
