@@ -427,3 +427,89 @@ func TestRedAfterAWithheldDotEnv(t *testing.T) {
 			laters: []string{"t\x00T\x001\x00z\x00d\x00p\x007\x00d\x00c\x00X\x00k\x004\x00R\x00m\x009\x00Q\x00"}, gone: []string{slice}},
 	})
 }
+
+// openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256
+const redECPEM = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgtjDPaHwu0kdlhl6N\nMeODPgQQH7f9e0iccF1J7UbxgzihRANCAARwo50mItZV3DhdMpQIsiMZ+ySpqR62\ni0/+HD0fT9XAmbdHH9vF591dxQosPjTMYxW7701WedK1lbWSnU2CfoOc\n-----END PRIVATE KEY-----\n"
+
+// openssl pkey -in ec.pem -pubout
+const redECPub = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEcKOdJiLWVdw4XTKUCLIjGfskqake\ntotP/hw9H0/VwJm3Rx/bxefdXcUKLD40zGMVu+9NVnnStZW1kp1Ngn6DnA==\n-----END PUBLIC KEY-----\n"
+
+// openssl req -new -x509 -key ec.pem -subj /CN=api.example -days 365
+const redECCert = "-----BEGIN CERTIFICATE-----\nMIIBgDCCASegAwIBAgIUNppR75KC9sycH1WstqFcNyUJNBcwCgYIKoZIzj0EAwIw\nFjEUMBIGA1UEAwwLYXBpLmV4YW1wbGUwHhcNMjYxMTI4MjExNjA0WhcNMjcxMTI4\nMjExNjA0WjAWMRQwEgYDVQQDDAthcGkuZXhhbXBsZTBZMBMGByqGSM49AgEGCCqG\nSM49AwEHA0IABHCjnSYi1lXcOF0ylAiyIxn7JKmpHraLT/4cPR9P1cCZt0cf28Xn\n3V3FCiw+NMxjFbvvTVZ50rWVtZKdTYJ+g5yjUzBRMB0GA1UdDgQWBBT2vsfJYUEq\nK5GEr7eWHUE0XEThXTAfBgNVHSMEGDAWgBT2vsfJYUEqK5GEr7eWHUE0XEThXTAP\nBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0cAMEQCIHIWOiySpIxONPmuU4YP\nDlYuZXPJZ62zzFwrFa9GOlSAAiAyajS5B+KXYzBeRslknjiCMZlD+gs1d+ITf+Bp\nlUyPNA==\n-----END CERTIFICATE-----\n"
+
+// openssl pkey -in ec.pem -text -noout: the private scalar's lines
+const redECPrivText = "priv:\n    b6:30:cf:68:7c:2e:d2:47:65:86:5e:8d:31:e3:83:\n    3e:04:10:1f:b7:fd:7b:48:9c:70:5d:49:ed:46:f1:\n    83:38\n"
+
+// node: crypto.createPrivateKey(pem).export({format: "jwk"})
+const redECJWK = `{"kty":"EC","x":"cKOdJiLWVdw4XTKUCLIjGfskqaketotP_hw9H0_VwJk","y":"t0cf28Xn3V3FCiw-NMxjFbvvTVZ50rWVtZKdTYJ-g5w","crv":"P-256","d":"tjDPaHwu0kdlhl6NMeODPgQQH7f9e0iccF1J7Ubxgzg"}`
+
+// python3: base64.b64encode(key.encode()), a Kubernetes Secret's data
+const redStripeB64 = "c2tfbGl2ZV81MUhxTHlqV0Rhcmp0VDF6ZHA3ZGNYazRSbTlRdkIyc0x3OFRuSjN5RQ=="
+
+// python3: key.encode().hex(), a bytea column's text
+const redStripeHex = "736b5f6c6976655f353148714c796a574461726a7454317a6470376463586b34526d3951764232734c7738546e4a337945"
+
+// TestRedECKeyBesideItsPublicHalf: a withheld P-256 private key; its
+// public key, certificate and public JWK pass unchanged, its private
+// scalar in openssl's dump and a JWK's d do not.
+func TestRedECKeyBesideItsPublicHalf(t *testing.T) {
+	runRedOrdinaryCases(t, []redOrdinaryCase{
+		{name: "PublicKeyPEM", keys: []string{redECPEM}, later: redECPub},
+		{name: "Certificate", keys: []string{redECPEM}, later: redECCert},
+		// node: the JWK above without d
+		{name: "PublicJWK", keys: []string{redECPEM}, kind: engine.Returned, later: `{"kty":"EC","x":"cKOdJiLWVdw4XTKUCLIjGfskqaketotP_hw9H0_VwJk","y":"t0cf28Xn3V3FCiw-NMxjFbvvTVZ50rWVtZKdTYJ-g5w","crv":"P-256"}`},
+	})
+	runRedLeakCases(t, []redLeakCase{
+		{name: "PrivateScalarDump", keys: []string{redECPEM}, kind: engine.Text, laters: []string{redECPrivText}, gone: []string{"b6:30:cf:68:7c:2e:d2:47"}},
+		{name: "PrivateJWK", keys: []string{redECPEM}, kind: engine.Returned, laters: []string{redECJWK}, gone: []string{"tjDPaHwu0kdlhl6NMeODPgQQH7f9e0iccF1J7Ubxgzg"}},
+	})
+}
+
+// TestRedEncodedKeyReadByOffset: a withheld key stored encoded (a
+// Kubernetes Secret's base64, a bytea column's hex) read back by offset
+// and length, at offsets the encoding's groups do not start at. Each read
+// past the issuer's prefix holds a piece of the key once decoded at some
+// alignment, and none comes back.
+func TestRedEncodedKeyReadByOffset(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		start, n   int
+	}{
+		{"Base64AtOffset16", redStripeB64, 16, 16},
+		{"Base64AtOffset17", redStripeB64, 17, 16},
+		{"Base64AtOffset18", redStripeB64, 18, 16},
+		{"HexAtEvenOffsets", redStripeHex, 0, 32},
+		{"HexAtOddOffsets", redStripeHex, 1, 32},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := redSession(t)
+			redWithhold(t, e, redStripeSecret)
+			for i := c.start; i+c.n <= len(c.text); i += c.n {
+				s := c.text[i : i+c.n]
+				if v := redRead(t, e, engine.Text, s); redGives(v, s) {
+					t.Errorf("read of %d at offset %d gave %q back", c.n, i, s)
+				}
+			}
+		})
+	}
+}
+
+// TestRedPiecesBrokenForDisplay: a piece of a key broken where a mail
+// template or a chat client breaks long words (a zero-width space, a soft
+// hyphen as a character and as an entity, <wbr>, a space between groups),
+// and a JWT's claims written out, which are not secret.
+func TestRedPiecesBrokenForDisplay(t *testing.T) {
+	k := redStripeSecret
+	runRedLeakCases(t, []redLeakCase{
+		{name: "ZeroWidthSpaceInTheKey", keys: []string{k}, kind: engine.Text, laters: []string{k[:20] + "\u200b" + k[20:]}, gone: []string{k[20:]}},
+		{name: "ZeroWidthSpaceInAPiece", keys: []string{k}, kind: engine.Text, laters: []string{k[20:28] + "\u200b" + k[28:36]}, gone: []string{k[20:28] + "\u200b" + k[28:36]}},
+		{name: "SoftHyphenInAPiece", keys: []string{k}, kind: engine.Text, laters: []string{k[20:28] + "\u00ad" + k[28:36]}, gone: []string{k[20:28] + "\u00ad" + k[28:36]}},
+		{name: "SoftHyphenEntityInAPiece", keys: []string{k}, kind: engine.Text, laters: []string{k[20:28] + "&shy;" + k[28:36]}, gone: []string{k[20:28] + "&shy;" + k[28:36]}},
+		{name: "WbrInAPiece", keys: []string{k}, kind: engine.Text, laters: []string{k[20:28] + "<wbr>" + k[28:36]}, gone: []string{k[20:28] + "<wbr>" + k[28:36]}},
+		{name: "SpaceBetweenGroupsOfAPiece", keys: []string{k}, kind: engine.Text, laters: []string{k[20:28] + " " + k[28:36]}, gone: []string{k[20:28] + " " + k[28:36]}},
+	})
+	runRedOrdinaryCases(t, []redOrdinaryCase{
+		// base64url-decoded claims of the withheld token
+		{name: "ClaimsOfAWithheldJWT", keys: []string{redHS256User1}, kind: engine.Returned, later: `{"sub":"u_1","role":"member","iat":1773500000}`},
+	})
+}
