@@ -167,3 +167,17 @@ func TestRedOpenAfterAWithheldDotEnv(t *testing.T) {
 			later: "next deploy after 2026-12-31T23:59:59Z on v20.11.1 in eu-west-1"},
 	})
 }
+
+// TestRedOpenSlicesOfAURLsPassword: a connection URL withheld at an
+// x-sensitive member (DATABASE_URL, REDIS_URL, a git remote): its
+// password, 20 random letters and digits, comes back in reads of 16 at
+// every offset, since a value with // adds no pieces and its userinfo's
+// password is not taken apart (a query's api_key is, and holds).
+func TestRedOpenSlicesOfAURLsPassword(t *testing.T) {
+	runRedSliceCases(t, []redSliceCase{
+		{"Postgres", "postgres://app:" + redDBPassword + "@db.internal:5432/orders", redDBPassword},
+		{"Redis", "redis://:" + redDBPassword + "@cache.internal:6379/0", redDBPassword},
+		{"MongoDBSRV", "mongodb+srv://app:" + redDBPassword + "@cluster0.ab1cd.mongodb.net/prod?retryWrites=true", redDBPassword},
+		{"GitRemote", "https://app:" + redDBPassword + "@git.example/acme/api.git", redDBPassword},
+	})
+}

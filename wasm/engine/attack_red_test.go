@@ -513,3 +513,45 @@ func TestRedPiecesBrokenForDisplay(t *testing.T) {
 		{name: "ClaimsOfAWithheldJWT", keys: []string{redHS256User1}, kind: engine.Returned, later: `{"sub":"u_1","role":"member","iat":1773500000}`},
 	})
 }
+
+// python3: "".join(secrets.choice(string.ascii_letters + string.digits)
+// for _ in range(20)), a generated database password.
+const redDBPassword = "9wdKC4zPHAhzGWB686EO"
+
+// TestRedSlicesOfAKeyInsideAWithheldValue: a key inside a withheld
+// sentence (in brackets, quotes, markup), inside a sensitiveHint output
+// withheld whole, in a Telegram bot token (id:secret), an Azure
+// connection string, a URL's query and a user:password pair, read back in
+// reads of 16.
+func TestRedSlicesOfAKeyInsideAWithheldValue(t *testing.T) {
+	k := redStripeSecret
+	for _, c := range []struct{ name, withheld, key string }{
+		{"Brackets", "Your new key (" + k + ") is active; store it safely.", k[8:]},
+		{"SingleQuotes", "Your new key is '" + k + "', store it safely.", k[8:]},
+		{"Code", "Your new key is <code>" + k + "</code>, store it safely.", k[8:]},
+		{"MarkdownLink", "Your new key is [" + k + "](https://dashboard.example/keys), store it.", k[8:]},
+		{"Guillemets", "Your new key is «" + k + "», store it safely.", k[8:]},
+		{"TelegramBotToken", "7312458390:AAHkR9xZq2mV7pLw4RtY8sNb3HcJdE5fGuQ", "AAHkR9xZq2mV7pLw4RtY8sNb3HcJdE5fGuQ"},
+		// python3: base64.b64encode(os.urandom(64)), an AccountKey
+		{"AzureConnectionString", "DefaultEndpointsProtocol=https;AccountName=acmeprod;AccountKey=tjKQxrpxs3hxuNXtFk5qydyocenPx2SOmCz1Os0F9E52GlmpNSNAm1Y0CsPT2vGQbosiN13OeV24to4cxs7QKA==;EndpointSuffix=core.windows.net", "tjKQxrpxs3hxuNXtFk5qydyocenPx2SOmCz1Os0F9E52GlmpNSNAm1Y0CsPT2vGQbosiN13OeV24to4cxs7QKA=="},
+		// python3: secrets.choice over letters, digits, _ and -
+		{"QueryAPIKey", "https://api.example/v1/report?api_key=33VV5pNF1LXNEzKk3WJTjWFxF7shkX4ghG1&format=csv", "33VV5pNF1LXNEzKk3WJTjWFxF7shkX4ghG1"},
+		{"UserColonPassword", "app:" + redDBPassword, redDBPassword},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := redSession(t)
+			redWithhold(t, e, c.withheld)
+			redSliceReads(t, e, c.key, 16)
+		})
+	}
+	for _, c := range []struct{ name, whole string }{
+		{"WholeJSON", `{"api_key":"` + k + `"}`},
+		{"WholeJSONSentence", `{"note":"Your new key (` + k + `) is active; store it safely."}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := redSession(t)
+			redWithholdWhole(t, e, c.whole)
+			redSliceReads(t, e, k[8:], 16)
+		})
+	}
+}
