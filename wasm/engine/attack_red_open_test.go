@@ -7,6 +7,7 @@ package engine_test
 // fails until the engine changes; run with go test -tags attack -run Red.
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -179,5 +180,41 @@ func TestRedOpenSlicesOfAURLsPassword(t *testing.T) {
 		{"Redis", "redis://:" + redDBPassword + "@cache.internal:6379/0", redDBPassword},
 		{"MongoDBSRV", "mongodb+srv://app:" + redDBPassword + "@cluster0.ab1cd.mongodb.net/prod?retryWrites=true", redDBPassword},
 		{"GitRemote", "https://app:" + redDBPassword + "@git.example/acme/api.git", redDBPassword},
+	})
+}
+
+// TestRedOpenSlicesOfADigitKey: a secret of digits alone (a recovery
+// code of 20 digits, python3: secrets.randbelow per digit; a card number,
+// Luhn-valid, python3 likewise) comes back in reads of 13 and 15 digits,
+// though the docs count thirteen decimal digits as a piece: its pieces
+// are not found, alone, in a text or as a JSON number.
+func TestRedOpenSlicesOfADigitKey(t *testing.T) {
+	for _, c := range []struct{ name, key string }{
+		{"RecoveryCode", "83717192122275918953"},
+		{"CardNumber", "4698862535881132"},
+	} {
+		for _, n := range []int{13, 15} {
+			t.Run(fmt.Sprintf("%sIn%dDigitReads", c.name, n), func(t *testing.T) {
+				e := redSession(t)
+				redWithhold(t, e, c.key)
+				redSliceReads(t, e, c.key, n)
+			})
+		}
+	}
+	runRedLeakCases(t, []redLeakCase{
+		{name: "PieceAsAJSONNumber", keys: []string{"83717192122275918953"}, kind: engine.Returned, laters: []string{`{"n":8371719212227591}`}, gone: []string{"8371719212227591"}},
+		{name: "PieceInALogLine", keys: []string{"83717192122275918953"}, kind: engine.Text, laters: []string{"recovery code starts 8371719212227"}, gone: []string{"8371719212227"}},
+	})
+}
+
+// TestRedOpenDatesAfterAnAzureSASToken: a SAS token's shape (from Azure's
+// docs) withheld at an x-sensitive member; later timestamps of the same
+// day and hour as its start and expiry lose their date
+// ("uploaded 07:30:45Z"). The service version 2022-11-02 survives (in
+// attack_red_test.go).
+func TestRedOpenDatesAfterAnAzureSASToken(t *testing.T) {
+	runRedOrdinaryCases(t, []redOrdinaryCase{
+		{name: "Expiry", keys: []string{redSAS}, later: "link expires 2026-03-14T15:30:45Z"},
+		{name: "Start", keys: []string{redSAS}, later: "uploaded 2026-03-14T07:30:45Z"},
 	})
 }

@@ -555,3 +555,37 @@ func TestRedSlicesOfAKeyInsideAWithheldValue(t *testing.T) {
 		})
 	}
 }
+
+// An Azure Storage SAS token's shape (service version, services,
+// resource types, permissions, expiry, start, protocol, signature).
+const redSAS = "sv=2022-11-02&ss=b&srt=co&sp=rwdlac&se=2026-03-14T15:30:45Z&st=2026-03-14T07:30:45Z&spr=https&sig=Zq3vN1xGk0mWc7T8e2VbZ5yRfH4jK9pLs6uDaQ1oXiE%3D"
+
+// TestRedAzureServiceVersionSurvives: the SAS token's service version, a
+// date every request of the account sends, survives its withholding.
+func TestRedAzureServiceVersionSurvives(t *testing.T) {
+	runRedOrdinaryCases(t, []redOrdinaryCase{
+		{name: "ServiceVersion", keys: []string{redSAS}, later: "x-ms-version: 2022-11-02"},
+	})
+}
+
+// TestRedListingAsksInEveryEncoding: Withheld, which the page asks before
+// it lists a <select>'s options, finds the key as a Kubernetes Secret's
+// base64 (python3: base64.b64encode(key.encode())), a piece's base64url
+// (python3: base64.urlsafe_b64encode(key[8:].encode())), the key's hex
+// (python3: key.encode().hex()) and a piece in capitals, and not an
+// ordinary option.
+func TestRedListingAsksInEveryEncoding(t *testing.T) {
+	e := redSession(t)
+	redWithhold(t, e, redStripeSecret)
+	opts := []string{redStripeB64, "NTFIcUx5aldEYXJqdFQxemRwN2RjWGs0Um05UXZCMnNMdzhUbkozeUU=", redStripeHex, "TT1ZDP7DCXK4RM9Q", "4201 2026-03-14 v1.2.3"}
+	got, err := e.Withheld(opts)
+	if err != nil {
+		t.Fatalf("Withheld: %v", err)
+	}
+	want := []bool{true, true, true, true, false}
+	for i := range want {
+		if i >= len(got) || got[i] != want[i] {
+			t.Errorf("Withheld(%q) = %v, want %v", opts[i], got, want)
+		}
+	}
+}
