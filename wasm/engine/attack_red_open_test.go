@@ -218,3 +218,24 @@ func TestRedOpenDatesAfterAnAzureSASToken(t *testing.T) {
 		{name: "Start", keys: []string{redSAS}, later: "uploaded 2026-03-14T07:30:45Z"},
 	})
 }
+
+// TestRedOpenKeyWithoutItsPrefixReshaped: the whole key is found as a
+// list of its characters, in chunks of 7, spaced letter by letter and in
+// groups (attack_red_test.go), but the key without its issuer's prefix
+// (sk_live_), which is all its secret (41 characters, a read from offset
+// 8), comes back in each of those shapes, the view unchanged: pieces are
+// exact needles, and the neighbour and separator readings look for whole
+// values only. (gone lists a part of the view that holds the secret.)
+func TestRedOpenKeyWithoutItsPrefixReshaped(t *testing.T) {
+	runRedLeakCases(t, []redLeakCase{
+		// python3: json.dumps(list(key[8:]))
+		{name: "ListOfCharacters", keys: []string{redStripeSecret}, kind: engine.Returned, laters: []string{`["5", "1", "H", "q", "L", "y", "j", "W", "D", "a", "r", "j", "t", "T", "1", "z", "d", "p", "7", "d", "c", "X", "k", "4", "R", "m", "9", "Q", "v", "B", "2", "s", "L", "w", "8", "T", "n", "J", "3", "y", "E"]`}, gone: []string{`"j", "t", "T", "1", "z"`}},
+		// python3: json.dumps([s[i:i+7] for i in range(0, len(s), 7)])
+		{name: "ChunksOfSeven", keys: []string{redStripeSecret}, kind: engine.Returned, laters: []string{`["51HqLyj", "WDarjtT", "1zdp7dc", "Xk4Rm9Q", "vB2sLw8", "TnJ3yE"]`}, gone: []string{"1zdp7dc"}},
+		// python3: " ".join(key[8:])
+		{name: "LetterSpaced", keys: []string{redStripeSecret}, kind: engine.Text, laters: []string{"5 1 H q L y j W D a r j t T 1 z d p 7 d c X k 4 R m 9 Q v B 2 s L w 8 T n J 3 y E"}, gone: []string{"5 1 H q L y j W D a r j t T 1 z d p 7 d c X k 4 R m 9 Q v B 2 s L w 8 T n J 3 y E"}},
+		// python3: "-".join(s[i:i+4] for i in range(0, len(s), 4)), a key
+		// shown in groups as licence keys are
+		{name: "GroupsOfFour", keys: []string{redStripeSecret}, kind: engine.Text, laters: []string{"key: 51Hq-LyjW-Darj-tT1z-dp7d-cXk4-Rm9Q-vB2s-Lw8T-nJ3y-E"}, gone: []string{"51Hq-LyjW-Darj-tT1z-dp7d-cXk4-Rm9Q-vB2s-Lw8T-nJ3y-E"}},
+	})
+}

@@ -589,3 +589,14 @@ func TestRedListingAsksInEveryEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestRedWholeKeyReshaped: the whole key as a list of its characters
+// (python3: json.dumps(list(key))), in chunks of 7 and letter-spaced
+// (python3: " ".join(key)) does not come back.
+func TestRedWholeKeyReshaped(t *testing.T) {
+	runRedLeakCases(t, []redLeakCase{
+		{name: "ListOfCharacters", keys: []string{redStripeSecret}, kind: engine.Returned, laters: []string{`["s", "k", "_", "l", "i", "v", "e", "_", "5", "1", "H", "q", "L", "y", "j", "W", "D", "a", "r", "j", "t", "T", "1", "z", "d", "p", "7", "d", "c", "X", "k", "4", "R", "m", "9", "Q", "v", "B", "2", "s", "L", "w", "8", "T", "n", "J", "3", "y", "E"]`}, gone: []string{"\"j\", \"t\", \"T\""}},
+		{name: "ChunksOfSeven", keys: []string{redStripeSecret}, kind: engine.Returned, laters: []string{`["sk_live", "_51HqLy", "jWDarjt", "T1zdp7d", "cXk4Rm9", "QvB2sLw", "8TnJ3yE"]`}, gone: []string{"1zdp7d"}},
+		{name: "LetterSpaced", keys: []string{redStripeSecret}, kind: engine.Text, laters: []string{"s k _ l i v e _ 5 1 H q L y j W D a r j t T 1 z d p 7 d c X k 4 R m 9 Q v B 2 s L w 8 T n J 3 y E"}, gone: []string{"j t T 1"}},
+	})
+}
