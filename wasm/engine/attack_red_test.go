@@ -231,6 +231,10 @@ const (
 	redStripeSecret      = "sk_live_51HqLyjWDarjtT1zdp7dcXk4Rm9QvB2sLw8TnJ3yE"
 	redStripePublishable = "pk_live_51HqLyjWDarjtT1zdQ3vNw8LmK2pR7sYt4XbGc6Hj"
 	redStripeAccount     = "acct_1HqLyjWDarjtT1zd"
+	// redStripeSecretPart is what the secret key holds past its account's
+	// id, the part no other value shares: pieces are looked for there
+	// only (docs/agent-view.md).
+	redStripeSecretPart = "p7dcXk4Rm9QvB2sLw8TnJ3yE"
 
 	// node: an RS256 JWT signed with crypto.sign("sha256", …, a 2048-bit
 	// key from generateKeyPairSync("rsa")); its signature is 342
@@ -294,11 +298,13 @@ func redSignature(jwt string) string { return jwt[strings.LastIndexByte(jwt, '.'
 // gives none of them back.
 func TestRedSlicesOfAKeyReadByOffset(t *testing.T) {
 	runRedSliceCases(t, []redSliceCase{
-		{"StripeSecret", redStripeSecret, redStripeSecret},
+		{"StripeSecret", redStripeSecret, redStripeSecretPart},
 		{"HS256JWTSignature", redHS256User1, redSignature(redHS256User1)},
-		{"ULID", redULID1, redULID1},
+		// its 80 random bits; the first ten characters are the time
+		{"ULID", redULID1, redULID1[10:]},
 		{"AWSSecretWithSlashes", redAWSRandomSecret, redAWSRandomSecret},
-		{"SendGridKey", redSendGridKey, redSendGridKey},
+		// the secret past the key's id, which SendGrid's API lists
+		{"SendGridKey", redSendGridKey, redSendGridKey[strings.LastIndexByte(redSendGridKey, '.')+1:]},
 	})
 }
 
@@ -368,7 +374,9 @@ func TestRedMoreLeaks(t *testing.T) {
 		// a list tool's second page begins inside the key
 		{name: "KeyCutAcrossTwoPages", keys: []string{redStripeSecret}, kind: engine.Returned,
 			laters: []string{`{"page":1,"lines":["STRIPE_KEY=sk_live_51HqLyjWDarjtT1zdp7"],"next":"p2"}`, `{"page":2,"lines":["dcXk4Rm9QvB2sLw8TnJ3yE","DEBUG=false"]}`},
-			gone:   []string{"51HqLyjWDarjtT1zdp7", "dcXk4Rm9QvB2sLw8TnJ3yE"}},
+			// the first page holds the account's id and two characters
+			// of the secret, too few to find
+			gone: []string{"dcXk4Rm9QvB2sLw8TnJ3yE"}},
 		// python3: urllib.parse.quote(slice, safe="") in a link the tool writes
 		{name: "AWSSecretSliceInAQuery", keys: []string{redAWSRandomSecret}, kind: engine.Text,
 			laters: []string{"https://logs.example/search?q=hb34lj%2FlH3F5XVzV&from=0"}, gone: []string{"hb34lj/lH3F5XVzV", "hb34lj%2FlH3F5XVzV"}},
@@ -475,11 +483,12 @@ func TestRedEncodedKeyReadByOffset(t *testing.T) {
 		name, text string
 		start, n   int
 	}{
-		{"Base64AtOffset16", redStripeB64, 16, 16},
-		{"Base64AtOffset17", redStripeB64, 17, 16},
-		{"Base64AtOffset18", redStripeB64, 18, 16},
-		{"HexAtEvenOffsets", redStripeHex, 0, 32},
-		{"HexAtOddOffsets", redStripeHex, 1, 32},
+		// past the account's id: the secret part's bytes start at 25
+		{"Base64AtOffset36", redStripeB64, 36, 16},
+		{"Base64AtOffset37", redStripeB64, 37, 16},
+		{"Base64AtOffset38", redStripeB64, 38, 16},
+		{"HexAtEvenOffsets", redStripeHex, 50, 32},
+		{"HexAtOddOffsets", redStripeHex, 51, 32},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := redSession(t)
@@ -526,11 +535,11 @@ const redDBPassword = "9wdKC4zPHAhzGWB686EO"
 func TestRedSlicesOfAKeyInsideAWithheldValue(t *testing.T) {
 	k := redStripeSecret
 	for _, c := range []struct{ name, withheld, key string }{
-		{"Brackets", "Your new key (" + k + ") is active; store it safely.", k[8:]},
-		{"SingleQuotes", "Your new key is '" + k + "', store it safely.", k[8:]},
-		{"Code", "Your new key is <code>" + k + "</code>, store it safely.", k[8:]},
-		{"MarkdownLink", "Your new key is [" + k + "](https://dashboard.example/keys), store it.", k[8:]},
-		{"Guillemets", "Your new key is «" + k + "», store it safely.", k[8:]},
+		{"Brackets", "Your new key (" + k + ") is active; store it safely.", redStripeSecretPart},
+		{"SingleQuotes", "Your new key is '" + k + "', store it safely.", redStripeSecretPart},
+		{"Code", "Your new key is <code>" + k + "</code>, store it safely.", redStripeSecretPart},
+		{"MarkdownLink", "Your new key is [" + k + "](https://dashboard.example/keys), store it.", redStripeSecretPart},
+		{"Guillemets", "Your new key is «" + k + "», store it safely.", redStripeSecretPart},
 		{"TelegramBotToken", "7312458390:AAHkR9xZq2mV7pLw4RtY8sNb3HcJdE5fGuQ", "AAHkR9xZq2mV7pLw4RtY8sNb3HcJdE5fGuQ"},
 		// python3: base64.b64encode(os.urandom(64)), an AccountKey
 		{"AzureConnectionString", "DefaultEndpointsProtocol=https;AccountName=acmeprod;AccountKey=tjKQxrpxs3hxuNXtFk5qydyocenPx2SOmCz1Os0F9E52GlmpNSNAm1Y0CsPT2vGQbosiN13OeV24to4cxs7QKA==;EndpointSuffix=core.windows.net", "tjKQxrpxs3hxuNXtFk5qydyocenPx2SOmCz1Os0F9E52GlmpNSNAm1Y0CsPT2vGQbosiN13OeV24to4cxs7QKA=="},
@@ -551,7 +560,7 @@ func TestRedSlicesOfAKeyInsideAWithheldValue(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := redSession(t)
 			redWithholdWhole(t, e, c.whole)
-			redSliceReads(t, e, k[8:], 16)
+			redSliceReads(t, e, redStripeSecretPart, 16)
 		})
 	}
 }

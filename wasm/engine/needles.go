@@ -94,14 +94,19 @@ func (s *scrubSet) addString(v string) {
 	}
 	if isNumber(v) {
 		s.addNumber(v)
+		s.addPieces(v)
 		return
 	}
 	s.addText(v)
 	s.addPieces(v)
-	pem := strings.Contains(v, "-----BEGIN")
+	// A PEM block's lines and a URL's paths add no pieces (pieces.go).
+	pem, link := strings.Contains(v, "-----BEGIN"), isLink(v)
+	if link {
+		s.addURLPieces(v)
+	}
 	for _, tok := range tokens(v) {
 		s.addText(tok)
-		if !pem {
+		if !pem && !link && !inPath(v, tok) {
 			s.addPieces(tok)
 		}
 	}

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"math"
+	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -9,17 +11,20 @@ import (
 // and length (read_log({offset, length})) hands a key back in slices, and
 // no slice is the whole value, so the value's own needles find none. A
 // key-like value therefore adds needles of its own pieces: from each of its
-// characters, the shortest run that carries minPieceBits bits and mixes
-// letters with digits. A later output that holds a piece that long, as a
-// whole string or inside one, loses it, as it would lose the key.
+// characters, the shortest run that carries minPieceBits bits. A later
+// output that holds a piece that long, as a whole string or inside one,
+// loses it, as it would lose the key.
 //
-// What is not a piece: a run of letters alone or of punctuation (a key's
-// "sk_live_" prefix, which every key of its kind shares), a run shorter
-// than minPiece characters, and pieces of a value too long to be one key
-// (a text's tokens are, each, when the text is short), of a JWT's header
-// and claims (which other tokens share; its signature is the secret), and of
-// a PEM block's lines (whose first bytes every key of its kind shares,
-// and whose public half a certificate repeats).
+// What is not a piece: a run of words or marks (a key's "sk_live_"
+// prefix, which every key of its kind shares), a run shorter than
+// minPiece characters, a run that holds a date, and what a key shares
+// with other values by its design (secretPart): a JWT's header and
+// claims, a Stripe key's account, a ULID's time, a UUID v1 and an
+// ObjectId, whose parts are the time, the host and the process. Nor are
+// the pieces of a PEM block's lines (whose first bytes every key of its
+// kind shares, and whose public half a certificate repeats), or of a
+// text's tokens when it is a URL, whose paths other URLs share; a URL's
+// password and query values are pieced instead.
 
 const (
 	// minPiece is the fewest characters a piece has: an agent needs a
@@ -34,8 +39,9 @@ const (
 	// chance in an output: one in 2⁴⁰.
 	minPieceBits = 40
 	// maxPieced is the longest value whose pieces are added: a key, a
-	// token's signature, a password; not a text or a certificate.
-	maxPieced = 256
+	// token's signature (an RS512 one has 683 characters), a session
+	// token; not a text or a certificate.
+	maxPieced = 1024
 	// maxSetPieces bounds the pieces a set holds, about 64 bytes each:
 	// 1 MiB, the pieces of five hundred keys of 40 characters. Past it,
 	// the pieces of later keys are not added (agent-view.md says so);
@@ -43,31 +49,185 @@ const (
 	maxSetPieces = 1 << 14
 )
 
-// addPieces adds the pieces of v, when v is a key-like value (keyLike)
-// written in key characters alone (keyChars), as exact needles.
+// addPieces adds the pieces of v's secret part (secretPart), when that is
+// key-like (pieceable) and written in key characters alone (keyChars), as
+// exact needles.
 func (s *scrubSet) addPieces(v string) {
-	v = keyPart(v)
-	if len(v) <= minPiece || len(v) > maxPieced || !keyLike(v) || !keyChars(v) {
+	v = secretPart(v)
+	if len(v) <= minPiece || len(v) > maxPieced || !keyChars(v) || !pieceable(v) {
 		return
 	}
-	var buf [maxPiece]byte
+	var buf [4 * maxPiece]byte
 	for i := 0; i+minPiece <= len(v) && s.pieces < maxSetPieces; i++ {
 		n := pieceAt(v[i:])
-		if n == 0 || n == len(v) {
+		if n == 0 || n == len(v) || holdsDate(v[i:i+n]) {
 			continue
 		}
-		p := appendLower(buf[:0], v[i:i+n])
-		before := s.exact.n
-		s.exact.add(p, boundNone, 0, 0)
-		s.pieces += s.exact.n - before
+		// As written, and by its skeleton: spaced, grouped or listed
+		// one character a string as the key itself would be found.
+		before := s.exact.n + s.skel.n
+		s.exact.add(appendLower(buf[:0], v[i:i+n]), boundNone, 0, 0)
+		if sk := appendSkeleton(buf[:0], v[i:i+n]); len(sk) >= minSkeleton {
+			s.skel.add(sk, boundNone, 0, 0)
+		}
+		s.pieces += s.exact.n + s.skel.n - before
 	}
 }
 
+// pieceable reports whether v is random enough to piece: key-like
+// (keyLike), or twenty characters or more with a digit that carry twice
+// minPieceBits (an AWS secret key with one digit).
+func pieceable(v string) bool {
+	return keyLike(v) || len(v) >= 20 && strings.ContainsAny(v, "0123456789") && pieceBits(v) >= 2*minPieceBits
+}
+
+// addURLPieces adds the pieces of what in a withheld URL is secret: its
+// password and its query's values.
+func (s *scrubSet) addURLPieces(v string) {
+	u, err := url.Parse(strings.TrimSpace(v))
+	if err != nil || u.Scheme == "" {
+		return
+	}
+	if pw, ok := u.User.Password(); ok {
+		s.addPieces(pw)
+	}
+	for name, vs := range u.Query() {
+		// An access key's id (X-Amz-Credential), which its owner's
+		// listings show, is no secret.
+		if n := strings.ToLower(name); strings.Contains(n, "credential") || strings.Contains(n, "keyid") || strings.Contains(n, "key_id") {
+			continue
+		}
+		for _, x := range vs {
+			s.addPieces(x)
+		}
+	}
+}
+
+// isLink reports whether v is a URL alone: a scheme, ://, and no white
+// space.
+func isLink(v string) bool {
+	v = strings.TrimSpace(v)
+	i := strings.Index(v, "://")
+	return i > 0 && i <= 16 && !strings.ContainsAny(v, " \t\r\n") && isLetter(v[0])
+}
+
+// inPath reports whether tok stands in text as a segment of a path (after
+// a slash), which other paths share: a Slack webhook's team id.
+func inPath(text, tok string) bool {
+	i := strings.Index(text, tok)
+	return i > 0 && text[i-1] == '/'
+}
+
+// secretPart is the part of v that is secret, or "" when none is: the
+// value of NAME=value; a JWT's signature and the last of any such three
+// dotted parts (SendGrid's SG.id.secret), since the others are base64 of
+// JSON other tokens share, or an id an API lists; a Stripe key past its
+// account; a ULID past its time; none of a UUID v1, an ObjectId, or a
+// value that starts with a date.
+func secretPart(v string) string {
+	if i := strings.IndexByte(v, '='); i > 0 && i < len(v)-1 && v[i+1] != '=' && isLetter(v[0]) && strings.Trim(v[:i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.") == "" {
+		v = v[i+1:]
+	}
+	if strings.Count(v, ".") == 2 {
+		if last := v[strings.LastIndexByte(v, '.')+1:]; len(last) >= 16 {
+			return last
+		}
+	}
+	switch {
+	case holdsDate(v[:min(len(v), 7)]):
+		// A time (X-Amz-Date=20260314T153045Z), which another value
+		// of the same minute shares.
+		return ""
+	case stripeKey(v):
+		return v[min(len(v), stripeAccountEnd):]
+	case ulid(v):
+		return v[10:]
+	case uuidV1(v), objectID(v):
+		return ""
+	}
+	return v
+}
+
+// stripeAccountEnd is where a Stripe key's account ends: sk_live_5, then
+// the 16 characters that end the account's id (acct_1HqLyjWDarjtT1zd).
+const stripeAccountEnd = len("sk_live_5") + 16
+
+// stripeKey reports whether v is a Stripe key that carries its account.
+func stripeKey(v string) bool {
+	for _, p := range []string{"sk_", "pk_", "rk_"} {
+		for _, m := range []string{"live_5", "test_5"} {
+			if strings.HasPrefix(v, p+m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ulid reports whether v is a ULID: 26 characters of Crockford's base32,
+// the first ten the time.
+func ulid(v string) bool {
+	if len(v) != 26 || v[0] > '7' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i] | 0x20; !isDigit(v[i]) && (c < 'a' || c > 'z' || c == 'i' || c == 'l' || c == 'o' || c == 'u') {
+			return false
+		}
+	}
+	return true
+}
+
+// uuidV1 reports whether v is a UUID of version 1 (time, clock and host).
+func uuidV1(v string) bool {
+	return len(v) == 36 && v[14] == '1' && hexDashes(v, 8, 13, 18, 23)
+}
+
+// objectID reports whether v is a MongoDB ObjectId: 24 hexadecimal digits
+// of time, process and counter.
+func objectID(v string) bool {
+	return len(v) == 24 && hexDashes(v)
+}
+
+// hexDashes reports whether v is hexadecimal digits but for dashes at the
+// offsets given.
+func hexDashes(v string, dashes ...int) bool {
+	for i := 0; i < len(v); i++ {
+		if slices.Contains(dashes, i) {
+			if v[i] != '-' {
+				return false
+			}
+		} else if c := v[i] | 0x20; !isDigit(v[i]) && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsDate reports whether p holds a date: a year from 1900 to 2099
+// followed by a month, with a mark between (2026-12) or none (202612).
+func holdsDate(p string) bool {
+	for i := 0; i+6 <= len(p); i++ {
+		if !(p[i] == '1' && p[i+1] == '9' || p[i] == '2' && p[i+1] == '0') || !allDigits(p[i+2:i+4]) {
+			continue
+		}
+		m := p[i+4:]
+		if m[0] == '-' || m[0] == '/' || m[0] == '.' || m[0] == '_' {
+			m = m[1:]
+		}
+		if len(m) >= 2 && allDigits(m[:2]) && (m[0] == '0' && m[1] != '0' || m[0] == '1' && m[1] <= '2') {
+			return true
+		}
+	}
+	return false
+}
+
 // keyChars reports whether v is written the way keys are: letters,
-// digits and pieceMarks alone, and not as a path (a leading / or ., or
-// //), whose parts other paths share.
+// digits and pieceMarks alone, and not as a file's name or a URL (a
+// leading ., or //), whose parts others share. A leading / is base64's
+// as often as a path's.
 func keyChars(v string) bool {
-	if v[0] == '/' || v[0] == '.' || strings.Contains(v, "//") {
+	if v[0] == '.' || strings.Contains(v, "//") {
 		return false
 	}
 	for i := 0; i < len(v); i++ {
@@ -108,22 +268,27 @@ func pieceAt(v string) int {
 const pieceMarks = "_-.+/=~"
 
 // pieceBits is how many bits a run of key characters carries. It counts
-// the characters of its random-looking parts between marks (randomPart),
-// by their alphabet, letters in either case alike (the exact needles find
-// them in any case): 3.3 a decimal digit, 4 a hexadecimal one, 4.7 a
-// letter of parts of letters, 5.2 a letter or digit of any other. What an
-// issuer writes in every key (sk_live_, ghp_, AKIA) counts nothing.
+// the characters of its random-looking parts between marks (randomPart):
+// 3.3 bits a digit of a part of digits, and each character of the other
+// parts by their alphabet, letters in either case alike (the exact
+// needles find them in any case): 4 bits when they are all hexadecimal,
+// 4.7 when letters alone, 5.2 otherwise. What an issuer writes in every
+// key (sk_live_, ghp_, AKIA) counts nothing, and a date's digits count
+// as few as they are.
 func pieceBits(p string) float64 {
-	n, decimal, hex, letters := 0, true, true, true
+	digits, n, hex, letters := 0, 0, true, true
 	for part := range strings.FieldsFuncSeq(p, func(r rune) bool { return strings.ContainsRune(pieceMarks, r) }) {
 		if !randomPart(part) {
+			continue
+		}
+		if allDigits(part) {
+			digits += len(part)
 			continue
 		}
 		for i := 0; i < len(part); i++ {
 			if c := part[i]; isDigit(c) {
 				letters = false
 			} else {
-				decimal = false
 				hex = hex && c|0x20 <= 'f'
 			}
 		}
@@ -131,14 +296,12 @@ func pieceBits(p string) float64 {
 	}
 	per := math.Log2(36)
 	switch {
-	case decimal:
-		per = math.Log2(10)
 	case hex:
 		per = 4
 	case letters:
 		per = math.Log2(26)
 	}
-	return per * float64(n)
+	return math.Log2(10)*float64(digits) + per*float64(n)
 }
 
 // randomPart reports whether a part of a key between marks looks random

@@ -15,26 +15,27 @@ import (
 // pieceKinds make keys the way their issuers do, from a seeded source so
 // that a failure repeats: what a later tool reads of them by offset and
 // length is the attack.
-// signed: only the part after the last dot is secret (a JWT's header and
-// claims are base64 of JSON that other tokens share: docs/agent-view.md).
+// secret, when set, is the part of a key that is secret: a JWT's
+// signature (its header and claims are base64 of JSON that other tokens
+// share), a Stripe key past the account id it carries (docs/agent-view.md).
 var pieceKinds = []struct {
 	name   string
 	make   func(r *rand.Rand) string
-	signed bool
+	secret func(key string) string
 }{
-	{"token_urlsafe(32)", func(r *rand.Rand) string { return base64.RawURLEncoding.EncodeToString(randBytes(r, 32)) }, false},
-	{"token_hex(32)", func(r *rand.Rand) string { return hex.EncodeToString(randBytes(r, 32)) }, false},
-	{"base64 of 30 bytes (an AWS secret's shape)", func(r *rand.Rand) string { return base64.StdEncoding.EncodeToString(randBytes(r, 30)) }, false},
+	{"token_urlsafe(32)", func(r *rand.Rand) string { return base64.RawURLEncoding.EncodeToString(randBytes(r, 32)) }, nil},
+	{"token_hex(32)", func(r *rand.Rand) string { return hex.EncodeToString(randBytes(r, 32)) }, nil},
+	{"base64 of 30 bytes (an AWS secret's shape)", func(r *rand.Rand) string { return base64.StdEncoding.EncodeToString(randBytes(r, 30)) }, nil},
 	{"uuid4", func(r *rand.Rand) string {
 		b := randBytes(r, 16)
 		b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
 		return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
-	}, false},
-	{"sk_live_ and 40 letters and digits", func(r *rand.Rand) string { return "sk_live_51" + alnum(r, 40) }, false},
-	{"ghp_ and 36 letters and digits", func(r *rand.Rand) string { return "ghp_" + alnum(r, 36) }, false},
+	}, nil},
+	{"sk_live_, an account and 24 letters and digits", func(r *rand.Rand) string { return "sk_live_51" + alnum(r, 40) }, func(key string) string { return key[len("sk_live_5")+16:] }},
+	{"ghp_ and 36 letters and digits", func(r *rand.Rand) string { return "ghp_" + alnum(r, 36) }, nil},
 	{"an HS256 JWT", func(r *rand.Rand) string {
 		return "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0." + base64.RawURLEncoding.EncodeToString(randBytes(r, 32))
-	}, true},
+	}, func(key string) string { return key[strings.LastIndexByte(key, '.')+1:] }},
 }
 
 func randBytes(r *rand.Rand, n int) []byte {
@@ -90,8 +91,8 @@ func TestPiecesOfAWithheldKeyAreWithheld(t *testing.T) {
 				require.Nil(t, res.Err)
 				require.Equal(t, 1, res.Held)
 				secret := key
-				if kind.signed {
-					secret = key[strings.LastIndexByte(key, '.')+1:]
+				if kind.secret != nil {
+					secret = kind.secret(key)
 				}
 				// A longer slice holds one of these.
 				for n := minPiece - 2; n <= min(len(secret)-1, maxPiece+2); n++ {

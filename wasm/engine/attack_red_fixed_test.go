@@ -1,0 +1,120 @@
+package engine_test
+
+// Red-team cases that did not hold when they were written and hold now
+// (attack_red_test.go says how they were written; the open ones are in
+// attack_red_open_test.go). Each asserts the secure or the ordinary
+// behaviour.
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/veilmcp/veil/wasm/engine"
+)
+
+// TestRedLeaksEncodedAgain: a piece of a key written by an encoding the whole key
+// is read back from, and a slice of a key that is not key-like in a URL.
+func TestRedLeaksEncodedAgain(t *testing.T) {
+	runRedLeakCases(t, []redLeakCase{
+		// node: Buffer.from(slice, "utf16le").toString("base64"): base64 of
+		// UTF-16 of a piece of 16 is not read back (of the whole key it is).
+		{name: "SliceInBase64OfUTF16LE", keys: []string{redStripeSecret}, kind: engine.Text, laters: []string{"dABUADEAegBkAHAANwBkAGMAWABrADQAUgBtADkAUQA="}, gone: []string{"dABUADEAegBkAHAANwBkAGMAWABrADQAUgBtADkAUQA="}},
+		// python3: urllib.parse.quote(slice, safe=""): a slice of AWS's
+		// documented secret (not key-like) in a search link comes back.
+		{name: "DocumentedAWSSecretSliceInAQuery", keys: []string{redAWSSecret}, kind: engine.Text,
+			laters: []string{"https://logs.example/search?q=FEMI%2FK7MDENG%2FbPx&from=0"}, gone: []string{"FEMI/K7MDENG/bPx", "FEMI%2FK7MDENG%2FbPx"}},
+		// python3: slice.encode("utf-16-le").hex(): hex of UTF-16 of a
+		// piece of 16 is not read back either.
+		{name: "SliceInHexOfUTF16LE", keys: []string{redStripeSecret}, kind: engine.Text,
+			laters: []string{"7400540031007a006400700037006400630058006b00340052006d0039005100"}, gone: []string{"7400540031007a006400700037006400630058006b00340052006d0039005100"}},
+	})
+}
+
+// TestRedListingOptions: a form's <select> whose options the page asks
+// about (Withheld) before it lists them in a tool's input schema. An
+// option holding a piece of the withheld key is left out (that holds);
+// the same account's publishable key is left out too, though it is
+// public, because it shares the account part.
+func TestRedListingOptions(t *testing.T) {
+	e := redSession(t)
+	redWithhold(t, e, redStripeSecret)
+	opts := []string{"key ending …" + redStripeSecret[len(redStripeSecret)-16:], redStripePublishable, "pro-2026"}
+	got, err := e.Withheld(opts)
+	if err != nil {
+		t.Fatalf("Withheld: %v", err)
+	}
+	if want := []bool{true, false, false}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Errorf("Withheld(%q) = %v, want %v", opts, got, want)
+	}
+}
+
+// TestRedSlicesOfAURLsPassword: a connection URL withheld at an
+// x-sensitive member (DATABASE_URL, REDIS_URL, a git remote): its
+// password, 20 random letters and digits, comes back in reads of 16 at
+// every offset, since a value with // adds no pieces and its userinfo's
+// password is not taken apart (a query's api_key is, and holds).
+func TestRedSlicesOfAURLsPassword(t *testing.T) {
+	runRedSliceCases(t, []redSliceCase{
+		{"Postgres", "postgres://app:" + redDBPassword + "@db.internal:5432/orders", redDBPassword},
+		{"Redis", "redis://:" + redDBPassword + "@cache.internal:6379/0", redDBPassword},
+		{"MongoDBSRV", "mongodb+srv://app:" + redDBPassword + "@cluster0.ab1cd.mongodb.net/prod?retryWrites=true", redDBPassword},
+		{"GitRemote", "https://app:" + redDBPassword + "@git.example/acme/api.git", redDBPassword},
+	})
+}
+
+// TestRedSlicesOfADigitKey: a secret of digits alone (a recovery
+// code of 20 digits, python3: secrets.randbelow per digit; a card number,
+// Luhn-valid, python3 likewise) comes back in reads of 13 and 15 digits,
+// though the docs count thirteen decimal digits as a piece: its pieces
+// are not found, alone, in a text or as a JSON number.
+func TestRedSlicesOfADigitKey(t *testing.T) {
+	for _, c := range []struct{ name, key string }{
+		{"RecoveryCode", "83717192122275918953"},
+		{"CardNumber", "4698862535881132"},
+	} {
+		for _, n := range []int{13, 15} {
+			t.Run(fmt.Sprintf("%sIn%dDigitReads", c.name, n), func(t *testing.T) {
+				e := redSession(t)
+				redWithhold(t, e, c.key)
+				redSliceReads(t, e, c.key, n)
+			})
+		}
+	}
+	runRedLeakCases(t, []redLeakCase{
+		{name: "PieceAsAJSONNumber", keys: []string{"83717192122275918953"}, kind: engine.Returned, laters: []string{`{"n":8371719212227591}`}, gone: []string{"8371719212227591"}},
+		{name: "PieceInALogLine", keys: []string{"83717192122275918953"}, kind: engine.Text, laters: []string{"recovery code starts 8371719212227"}, gone: []string{"8371719212227"}},
+	})
+}
+
+// TestRedDatesAfterAnAzureSASToken: a SAS token's shape (from Azure's
+// docs) withheld at an x-sensitive member; later timestamps of the same
+// day and hour as its start and expiry lose their date
+// ("uploaded 07:30:45Z"). The service version 2022-11-02 survives (in
+// attack_red_test.go).
+func TestRedDatesAfterAnAzureSASToken(t *testing.T) {
+	runRedOrdinaryCases(t, []redOrdinaryCase{
+		{name: "Expiry", keys: []string{redSAS}, later: "link expires 2026-03-14T15:30:45Z"},
+		{name: "Start", keys: []string{redSAS}, later: "uploaded 2026-03-14T07:30:45Z"},
+	})
+}
+
+// TestRedKeyWithoutItsPrefixReshaped: the whole key is found as a
+// list of its characters, in chunks of 7, spaced letter by letter and in
+// groups (attack_red_test.go), but the key without its issuer's prefix
+// (sk_live_), which is all its secret (41 characters, a read from offset
+// 8), comes back in each of those shapes, the view unchanged: pieces are
+// exact needles, and the neighbour and separator readings look for whole
+// values only. (gone lists a part of the view that holds the secret.)
+func TestRedKeyWithoutItsPrefixReshaped(t *testing.T) {
+	runRedLeakCases(t, []redLeakCase{
+		// python3: json.dumps(list(key[8:]))
+		{name: "ListOfCharacters", keys: []string{redStripeSecret}, kind: engine.Returned, laters: []string{`["5", "1", "H", "q", "L", "y", "j", "W", "D", "a", "r", "j", "t", "T", "1", "z", "d", "p", "7", "d", "c", "X", "k", "4", "R", "m", "9", "Q", "v", "B", "2", "s", "L", "w", "8", "T", "n", "J", "3", "y", "E"]`}, gone: []string{`"j", "t", "T", "1", "z"`}},
+		// python3: json.dumps([s[i:i+7] for i in range(0, len(s), 7)])
+		{name: "ChunksOfSeven", keys: []string{redStripeSecret}, kind: engine.Returned, laters: []string{`["51HqLyj", "WDarjtT", "1zdp7dc", "Xk4Rm9Q", "vB2sLw8", "TnJ3yE"]`}, gone: []string{"1zdp7dc"}},
+		// python3: " ".join(key[8:])
+		{name: "LetterSpaced", keys: []string{redStripeSecret}, kind: engine.Text, laters: []string{"5 1 H q L y j W D a r j t T 1 z d p 7 d c X k 4 R m 9 Q v B 2 s L w 8 T n J 3 y E"}, gone: []string{"5 1 H q L y j W D a r j t T 1 z d p 7 d c X k 4 R m 9 Q v B 2 s L w 8 T n J 3 y E"}},
+		// python3: "-".join(s[i:i+4] for i in range(0, len(s), 4)), a key
+		// shown in groups as licence keys are
+		{name: "GroupsOfFour", keys: []string{redStripeSecret}, kind: engine.Text, laters: []string{"key: 51Hq-LyjW-Darj-tT1z-dp7d-cXk4-Rm9Q-vB2s-Lw8T-nJ3y-E"}, gone: []string{"51Hq-LyjW-Darj-tT1z-dp7d-cXk4-Rm9Q-vB2s-Lw8T-nJ3y-E"}},
+	})
+}
