@@ -33,18 +33,10 @@ var readingsWords = []string{
 // positive of the wrong readings or of joining text items would cut one.
 // None may change.
 func TestReadingsKeepOrdinaryOutputs(t *testing.T) {
-	e := New(&Options{Origin: testOrigin})
-	mustRegister(t, e, `{"name":"keep","description":"d","outputSchema":{"type":"object","properties":{"v":{"type":"string","x-sensitive":true}}}}`)
-	mustRegister(t, e, `{"name":"later","description":"d"}`)
-	for _, v := range readingsWithheld {
-		res := e.OutputOf("keep", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"v":%q}`, v)})
-		require.Nil(t, res.Err)
-		require.Equal(t, 1, res.Held)
-	}
+	e := keepSession(t, readingsWithheld...)
 	rng := rand.New(rand.NewPCG(32, 32))
-	const outputs = 3000
-	changed := 0
-	for n := range outputs {
+	var outputs []string
+	for n := range 3000 {
 		var words []string
 		for range 3 + rng.IntN(40) {
 			words = append(words, readingsWords[rng.IntN(len(readingsWords))])
@@ -69,6 +61,33 @@ func TestReadingsKeepOrdinaryOutputs(t *testing.T) {
 			}
 			data = `{"content":[` + strings.Join(items, ",") + `]}`
 		}
+		outputs = append(outputs, data)
+	}
+	assertKept(t, e, outputs)
+}
+
+// keepSession returns an engine whose tool "keep" withheld each of
+// values at an x-sensitive member, and whose tool "later" declares
+// nothing.
+func keepSession(t *testing.T, values ...string) *Engine {
+	t.Helper()
+	e := New(&Options{Origin: testOrigin})
+	mustRegister(t, e, `{"name":"keep","description":"d","outputSchema":{"type":"object","properties":{"v":{"type":"string","x-sensitive":true}}}}`)
+	mustRegister(t, e, `{"name":"later","description":"d"}`)
+	for _, v := range values {
+		res := e.OutputOf("keep", Outcome{Kind: Returned, Data: fmt.Sprintf(`{"v":%q}`, v)})
+		require.Nil(t, res.Err)
+		require.Equal(t, 1, res.Held)
+	}
+	return e
+}
+
+// assertKept asserts that "later" returns each of outputs unchanged,
+// showing the first three it changed and counting them all.
+func assertKept(t *testing.T, e *Engine, outputs []string) {
+	t.Helper()
+	changed := 0
+	for _, data := range outputs {
 		res := e.OutputOf("later", Outcome{Kind: Returned, Data: data})
 		require.Nil(t, res.Err)
 		if res.Agent != data {
@@ -78,7 +97,7 @@ func TestReadingsKeepOrdinaryOutputs(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d ordinary outputs changed", changed, outputs)
+	t.Logf("%d of %d ordinary outputs changed", changed, len(outputs))
 	assert.Zero(t, changed)
 }
 
