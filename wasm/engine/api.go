@@ -12,7 +12,7 @@
 // through, unchanged, what declares nothing, holds no reference and
 // repeats nothing the session withheld); walk.go decides what the view
 // keeps, reference.go finds and validates secret_references, hold.go
-// keeps what is withheld in the vault (vault.go), session.go keeps it in
+// keeps what is withheld in the vault (internal/vault), session.go keeps it in
 // the session's scrub set for every later view, and scrub.go removes it
 // from every other string: needles.go is the set (needletable.go its
 // table), match.go its search, fold.go the skeleton it compares by,
@@ -36,6 +36,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/veilmcp/veil/wasm/engine/internal/vault"
 	"github.com/veilmcp/veil/wasm/risk"
 )
 
@@ -170,19 +171,7 @@ type Outcome struct {
 
 // Item describes one withheld value or secret_reference held for the user.
 // It never carries the value.
-type Item struct {
-	Handle  string `json:"handle"`
-	Call    string `json:"call"`
-	Tool    string `json:"tool"`
-	Kind    string `json:"kind"` // "value" or "reference"
-	Label   string `json:"label"`
-	Pointer string `json:"pointer"`
-	// Expires is when the item is wiped.
-	Expires time.Time `json:"expires"`
-	// RedeemBy is when a reference's ttl runs out on its server; zero
-	// when it gave none. The item is held at least that long.
-	RedeemBy time.Time `json:"redeemBy,omitzero"`
-}
+type Item = vault.Item
 
 // Result is the agent view of one call.
 type Result struct {

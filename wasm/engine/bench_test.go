@@ -175,12 +175,7 @@ func BenchmarkCall(b *testing.B) {
 func (e *Engine) forgetCall(id string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if c, ok := e.vault.calls[id]; ok {
-		for i := range c.items {
-			c.wipe(i)
-		}
-		delete(e.vault.calls, id)
-	}
+	e.vault.ForgetCall(id)
 }
 
 // BenchmarkCallSession measures BenchmarkCall's small call of a tool that

@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/veilmcp/veil/wasm/engine/internal/vault"
 	"github.com/veilmcp/veil/wasm/internal/jsonx"
 	"github.com/veilmcp/veil/wasm/pattern"
 	"github.com/veilmcp/veil/wasm/risk"
@@ -26,7 +27,7 @@ type Engine struct {
 
 	mu    sync.Mutex
 	tools map[string]*tool
-	vault vault
+	vault vault.Vault
 	ids   ids
 
 	// session is the session's scrub set: what every view withheld.
@@ -93,7 +94,7 @@ func New(opts *Options) *Engine {
 			e.base = b
 		}
 	}
-	e.vault.init(e.opts.Now())
+	e.vault.Init(e.opts.Now())
 	e.risk.init()
 	if e.opts.Trust != nil {
 		e.risk.session = risk.Resume(*e.opts.Trust)
@@ -376,4 +377,43 @@ func (e *Engine) checkInput(t *tool, input string) (tr *tree, err error) {
 		return nil, &Error{Name: DataError, Message: string(msg)}
 	}
 	return tr, nil
+}
+
+// Items lists what is held for the user, without values, oldest call
+// first. Expired items are wiped first.
+func (e *Engine) Items() []Item {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.vault.Sweep(e.opts.Now())
+	return e.vault.Items()
+}
+
+// Reveal returns a held item for the user: a withheld value, or the URL
+// to redeem a reference. It does not forget the item.
+func (e *Engine) Reveal(handle string) (Revealed, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.vault.Sweep(e.opts.Now())
+	text, reference, ok := e.vault.Reveal(handle)
+	if !ok {
+		return Revealed{}, &Error{Name: NotFoundError, Message: "reveal: no item with that handle is held (it may have expired or been forgotten)"}
+	}
+	if reference {
+		return Revealed{Kind: "reference", RedeemURL: text}, nil
+	}
+	return Revealed{Kind: "value", Value: text}, nil
+}
+
+// Forget wipes a held item and reports whether it was held.
+func (e *Engine) Forget(handle string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.vault.Forget(handle)
+}
+
+// Sweep wipes every expired item and returns how many it wiped.
+func (e *Engine) Sweep() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.vault.Sweep(e.opts.Now())
 }

@@ -75,10 +75,8 @@ func (w *walker) hold(pointers []string) int {
 	for _, r := range w.refs {
 		labels += len(r.label) + len(r.redeem) + len(r.pointer)
 	}
-	w.e.vault.makeRoom(size+ptrs+labels, w.e.opts.MaxHeldBytes)
-	c := w.e.vault.newCall(w.call, w.t.name)
-	c.items = make([]heldItem, 0, len(w.held)+len(w.refs))
-	c.buf = make([]byte, 0, size+ptrs)
+	w.e.vault.MakeRoom(size+ptrs+labels, w.e.opts.MaxHeldBytes)
+	c := w.e.vault.NewCall(w.call, w.t.name, len(w.held)+len(w.refs), size+ptrs)
 	for k, h := range w.held {
 		ptr := pointers[k]
 		n := &w.tr.nodes[h]
@@ -86,7 +84,7 @@ func (w *walker) hold(pointers []string) int {
 		if n.kind == kString {
 			value = w.tr.str(h)
 		}
-		c.holdValue(w.label(ptr), ptr, now.Add(w.e.opts.HoldTTL), value)
+		c.HoldValue(w.label(ptr), ptr, now.Add(w.e.opts.HoldTTL), value)
 	}
 	for _, r := range w.refs {
 		// A reference is held at least until its server lets it lapse, so
@@ -99,9 +97,9 @@ func (w *walker) hold(pointers []string) int {
 				exp = by
 			}
 		}
-		c.holdReference(r.label, r.pointer, exp, by, r.redeem)
+		c.HoldReference(r.label, r.pointer, exp, by, r.redeem)
 	}
-	held := c.live
+	held := c.Live()
 	w.e.mu.Unlock()
 
 	return held

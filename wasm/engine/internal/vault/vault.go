@@ -1,4 +1,8 @@
-package engine
+// Package vault keeps what the engine withholds for the user: each call's
+// values and references, their labels and pointers, until they expire or
+// are forgotten. It knows nothing of schemas, outputs or the agent; the
+// engine holds its lock around every use.
+package vault
 
 import (
 	"slices"
@@ -7,13 +11,14 @@ import (
 	"time"
 )
 
-// vault keeps withheld values and references for the user until they
+// Vault keeps withheld values and references for the user until they
 // expire or are forgotten. Each call's items live in one entry: their
 // values share one buffer, which wiping overwrites, and their handles are
 // the call's random id and the item's index, so holding thousands of
-// values costs a few allocations.
-type vault struct {
-	calls map[string]*heldCall
+// values costs a few allocations. It is not safe for concurrent use: the
+// engine's lock is held around every method.
+type Vault struct {
+	calls map[string]*Call
 	// order lists call ids, oldest first, for making room; ids of calls
 	// gone since are skipped.
 	order []string
@@ -23,7 +28,8 @@ type vault struct {
 	epoch time.Time
 }
 
-type heldCall struct {
+// Call is what one call holds: its items, whose strings share one buffer.
+type Call struct {
 	id    string
 	tool  string
 	epoch time.Time
@@ -65,14 +71,31 @@ const (
 
 func (k itemKind) String() string { return [...]string{"", "value", "reference"}[k] }
 
-func (v *vault) init(now time.Time) {
-	v.calls = map[string]*heldCall{}
+// Item is one held item as the user's list shows it, without its value.
+type Item struct {
+	Handle  string `json:"handle"`
+	Call    string `json:"call"`
+	Tool    string `json:"tool"`
+	Kind    string `json:"kind"` // "value" or "reference"
+	Label   string `json:"label"`
+	Pointer string `json:"pointer"`
+	// Expires is when the item is wiped.
+	Expires time.Time `json:"expires"`
+	// RedeemBy is when a reference's ttl runs out on its server; zero
+	// when it gave none. The item is held at least that long.
+	RedeemBy time.Time `json:"redeemBy,omitzero"`
+}
+
+// Init empties the vault and starts its clock at now.
+func (v *Vault) Init(now time.Time) {
+	v.calls = map[string]*Call{}
 	v.epoch = now
 }
 
-// newCall starts the held items of call id. The engine's lock is held.
-func (v *vault) newCall(id, tool string) *heldCall {
-	c := &heldCall{id: id, tool: tool, epoch: v.epoch}
+// NewCall starts the held items of call id, made by tool, with room for
+// items items whose strings take size bytes.
+func (v *Vault) NewCall(id, tool string, items, size int) *Call {
+	c := &Call{id: id, tool: tool, epoch: v.epoch, items: make([]heldItem, 0, items), buf: make([]byte, 0, size)}
 	v.calls[c.id] = c
 	v.order = append(v.order, c.id)
 	return c
@@ -82,11 +105,11 @@ func (v *vault) newCall(id, tool string) *heldCall {
 // a slice gives memory back as it empties, and calls come and go for the
 // life of the page: once most ids in order are of calls gone, order is
 // copied without them, and an empty map is made anew, so what the vault
-// takes follows what it holds. The engine's lock is held.
-func (v *vault) drop(id string) {
+// takes follows what it holds.
+func (v *Vault) drop(id string) {
 	delete(v.calls, id)
 	if len(v.calls) == 0 {
-		v.calls = map[string]*heldCall{}
+		v.calls = map[string]*Call{}
 	}
 	if len(v.order) > 2*len(v.calls)+64 {
 		live := make([]string, 0, 2*len(v.calls))
@@ -99,10 +122,9 @@ func (v *vault) drop(id string) {
 	}
 }
 
-// makeRoom wipes the items of the oldest calls until need more bytes fit
-// under max, and returns how many items it wiped. The engine's lock is
-// held.
-func (v *vault) makeRoom(need, max int) int {
+// MakeRoom wipes the items of the oldest calls until need more bytes fit
+// under max, and returns how many items it wiped.
+func (v *Vault) MakeRoom(need, max int) int {
 	total := 0
 	for _, c := range v.calls {
 		total += len(c.buf)
@@ -133,20 +155,20 @@ func (v *vault) makeRoom(need, max int) int {
 	clear(v.order[len(live):])
 	v.order = live
 	if len(v.calls) == 0 {
-		v.calls = map[string]*heldCall{}
+		v.calls = map[string]*Call{}
 	}
 	return wiped
 }
 
 // add appends s to the call's buffer.
-func (c *heldCall) add(s string) bufSpan {
+func (c *Call) add(s string) bufSpan {
 	start := len(c.buf)
 	c.buf = append(c.buf, s...)
 	return bufSpan{int32(start), int32(len(c.buf))}
 }
 
 // labelOf is item it's label.
-func (c *heldCall) labelOf(it *heldItem) bufSpan {
+func (c *Call) labelOf(it *heldItem) bufSpan {
 	if it.label >= 0 {
 		return bufSpan{it.pointer.end - it.label, it.pointer.end}
 	}
@@ -154,16 +176,16 @@ func (c *heldCall) labelOf(it *heldItem) bufSpan {
 }
 
 // timesOf is item i's times.
-func (c *heldCall) timesOf(i int) heldTimes {
+func (c *Call) timesOf(i int) heldTimes {
 	k, _ := slices.BinarySearch(c.starts, int32(i)+1)
 	return c.times[k-1]
 }
 
-func (c *heldCall) text(s bufSpan) string { return string(c.buf[s.start:s.end]) }
+func (c *Call) text(s bufSpan) string { return string(c.buf[s.start:s.end]) }
 
 // hold appends an item. A label that ends its pointer (the usual case:
 // the last reference token) shares its bytes.
-func (c *heldCall) hold(kind itemKind, label, pointer string, expires, redeemBy time.Time, value string) {
+func (c *Call) hold(kind itemKind, label, pointer string, expires, redeemBy time.Time, value string) {
 	t := heldTimes{expires: expires.Sub(c.epoch)}
 	if !redeemBy.IsZero() {
 		t.redeemBy = redeemBy.Sub(c.epoch)
@@ -183,15 +205,19 @@ func (c *heldCall) hold(kind itemKind, label, pointer string, expires, redeemBy 
 	c.live++
 }
 
-func (c *heldCall) holdValue(label, pointer string, expires time.Time, value string) {
+// HoldValue holds a withheld value, named for the user by label and by
+// its JSON Pointer, until expires.
+func (c *Call) HoldValue(label, pointer string, expires time.Time, value string) {
 	c.hold(valueItem, label, pointer, expires, time.Time{}, value)
 }
 
-func (c *heldCall) holdReference(label, pointer string, expires, redeemBy time.Time, redeem string) {
+// HoldReference holds the URL that redeems a reference, until expires;
+// redeemBy, when not zero, is when its server lets it lapse.
+func (c *Call) HoldReference(label, pointer string, expires, redeemBy time.Time, redeem string) {
 	c.hold(referenceItem, label, pointer, expires, redeemBy, redeem)
 }
 
-func (c *heldCall) item(i int) Item {
+func (c *Call) item(i int) Item {
 	it := &c.items[i]
 	t := c.timesOf(i)
 	out := Item{
@@ -204,7 +230,7 @@ func (c *heldCall) item(i int) Item {
 	return out
 }
 
-func (c *heldCall) list() []Item {
+func (c *Call) list() []Item {
 	out := make([]Item, 0, c.live)
 	for i := range c.items {
 		if c.items[i].kind != forgotten {
@@ -215,7 +241,7 @@ func (c *heldCall) list() []Item {
 }
 
 // wipe overwrites and forgets item i.
-func (c *heldCall) wipe(i int) {
+func (c *Call) wipe(i int) {
 	it := &c.items[i]
 	if it.kind == forgotten {
 		return
@@ -225,8 +251,8 @@ func (c *heldCall) wipe(i int) {
 	c.live--
 }
 
-// find resolves a handle. The engine's lock is held.
-func (v *vault) find(handle string) (*heldCall, int, bool) {
+// find resolves a handle.
+func (v *Vault) find(handle string) (*Call, int, bool) {
 	dot := strings.LastIndexByte(handle, '.')
 	if dot < 0 {
 		return nil, 0, false
@@ -242,14 +268,14 @@ func (v *vault) find(handle string) (*heldCall, int, bool) {
 	return c, i, true
 }
 
-// Items lists what is held for the user, without values, oldest call
-// first. Expired items are wiped first.
-func (e *Engine) Items() []Item {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.sweepLocked()
+// Live is how many of the call's items are held.
+func (c *Call) Live() int { return c.live }
+
+// Items lists what is held for the user, without values, by time of
+// expiry, then call, then pointer.
+func (v *Vault) Items() []Item {
 	var out []Item
-	for _, c := range e.vault.calls {
+	for _, c := range v.calls {
 		out = append(out, c.list()...)
 	}
 	slices.SortStableFunc(out, func(a, b Item) int {
@@ -264,57 +290,54 @@ func (e *Engine) Items() []Item {
 	return out
 }
 
-// Reveal returns a held item for the user: a withheld value, or the URL
-// to redeem a reference. It does not forget the item.
-func (e *Engine) Reveal(handle string) (Revealed, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.sweepLocked()
-	c, i, ok := e.vault.find(handle)
+// Reveal returns the text of the item handle names, a withheld value or
+// the URL that redeems a reference (reference says which), and whether
+// it is held. It does not forget the item.
+func (v *Vault) Reveal(handle string) (text string, reference, ok bool) {
+	c, i, ok := v.find(handle)
 	if !ok {
-		return Revealed{}, &Error{Name: NotFoundError, Message: "reveal: no item with that handle is held (it may have expired or been forgotten)"}
+		return "", false, false
 	}
 	it := &c.items[i]
-	if it.kind == referenceItem {
-		return Revealed{Kind: "reference", RedeemURL: c.text(it.value)}, nil
-	}
-	return Revealed{Kind: "value", Value: c.text(it.value)}, nil
+	return c.text(it.value), it.kind == referenceItem, true
 }
 
 // Forget wipes a held item and reports whether it was held.
-func (e *Engine) Forget(handle string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	c, i, ok := e.vault.find(handle)
+func (v *Vault) Forget(handle string) bool {
+	c, i, ok := v.find(handle)
 	if !ok {
 		return false
 	}
 	c.wipe(i)
 	if c.live == 0 {
-		e.vault.drop(c.id)
+		v.drop(c.id)
 	}
 	return true
 }
 
-// Sweep wipes every expired item and returns how many it wiped.
-func (e *Engine) Sweep() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.sweepLocked()
+// ForgetCall wipes every item call id holds.
+func (v *Vault) ForgetCall(id string) {
+	if c, ok := v.calls[id]; ok {
+		for i := range c.items {
+			c.wipe(i)
+		}
+		v.drop(id)
+	}
 }
 
-func (e *Engine) sweepLocked() int {
-	now := e.opts.Now().Sub(e.vault.epoch)
+// Sweep wipes every item expired at now and returns how many it wiped.
+func (v *Vault) Sweep(now time.Time) int {
+	at := now.Sub(v.epoch)
 	n := 0
-	for id, c := range e.vault.calls {
+	for id, c := range v.calls {
 		for i := range c.items {
-			if c.items[i].kind != forgotten && now >= c.timesOf(i).expires {
+			if c.items[i].kind != forgotten && at >= c.timesOf(i).expires {
 				c.wipe(i)
 				n++
 			}
 		}
 		if c.live == 0 {
-			e.vault.drop(id)
+			v.drop(id)
 		}
 	}
 	return n
