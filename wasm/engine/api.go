@@ -24,10 +24,10 @@
 // refused call's view, configure.go the page's settings and spotlight.go
 // the marking of untrusted results.
 //
-// A tool's schemas: schema.go compiles them, sensitivity.go says where
-// they mark values x-sensitive, validate.go checks a value against them,
-// and fastvalidate.go (fastcompile.go) does so on a parsed tree
-// (jsontree.go, jsonparse.go) where it can.
+// A tool's schemas are internal/schema's: it compiles them, says where
+// they mark values x-sensitive and checks a value against them, on a
+// parsed tree (jsontree.go, jsonparse.go) where it can; internal/jsontree
+// holds the kinds of value and JSON Pointers every stage shares.
 package engine
 
 import (
@@ -36,6 +36,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/veilmcp/veil/wasm/engine/internal/schema"
 	"github.com/veilmcp/veil/wasm/engine/internal/vault"
 	"github.com/veilmcp/veil/wasm/risk"
 )
@@ -168,6 +169,11 @@ type Outcome struct {
 	// Call is the id [Engine.Decide] gave the call.
 	Call string
 }
+
+// Failure locates the first place a value fails its schema: the JSON
+// Pointers of the value and of the failing keyword. CheckInput's
+// DataError carries it as JSON.
+type Failure = schema.Failure
 
 // Item describes one withheld value or secret_reference held for the user.
 // It never carries the value.

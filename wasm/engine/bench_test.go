@@ -113,7 +113,7 @@ func BenchmarkStages(b *testing.B) {
 	})
 	b.Run("validate", func(b *testing.B) {
 		for b.Loop() {
-			if !t.output.conforms(tr, 0) {
+			if !t.output.Conforms(tr, 0) {
 				b.Fatal("invalid")
 			}
 		}
@@ -127,7 +127,7 @@ func BenchmarkStages(b *testing.B) {
 	v := tr.value(0)
 	b.Run("library-validate", func(b *testing.B) {
 		for b.Loop() {
-			if f := t.output.validate(v); f != nil {
+			if f := t.output.Validate(v); f != nil {
 				b.Fatal(f)
 			}
 		}
@@ -135,13 +135,13 @@ func BenchmarkStages(b *testing.B) {
 	b.Run("walk", func(b *testing.B) {
 		for b.Loop() {
 			w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), set: &scrubSet{}}
-			w.walk(0, t.output.start, true)
+			w.walk(0, t.output.Start(), true)
 		}
 	})
 	b.Run("walk+build", func(b *testing.B) {
 		for b.Loop() {
 			w := &walker{e: e, t: t, tr: tr, act: make([]action, len(tr.nodes)), set: &scrubSet{}}
-			w.walk(0, t.output.start, true)
+			w.walk(0, t.output.Start(), true)
 			res := w.build()
 			e.forgetCall(res.Call)
 		}

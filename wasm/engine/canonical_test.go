@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/veilmcp/veil/wasm/engine/internal/jsontree"
 	"github.com/veilmcp/veil/wasm/leakcheck"
 )
 
@@ -307,7 +308,7 @@ func TestEchoesInOtherForms(t *testing.T) {
 			require.Nil(t, res.Err)
 			assertNoDecodedLeak(t, res.Agent, tt.secrets...)
 			for _, s := range tt.secrets {
-				assert.NotContains(t, res.Agent, escapePointer(s), "the view holds %q as a pointer token", s)
+				assert.NotContains(t, res.Agent, jsontree.EscapePointer(s), "the view holds %q as a pointer token", s)
 			}
 			for _, v := range tt.visible {
 				assert.Contains(t, res.Agent, v)

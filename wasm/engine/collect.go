@@ -271,9 +271,9 @@ var contentTypes = map[string]bool{
 // (rule (d) compares names so): in MCP's vocabulary, or declared in the
 // tool's inputSchema or outputSchema.
 func (t *tool) publicName(name string) bool {
-	if t.output != nil && t.output.names[name] || t.input != nil && t.input.names[name] {
+	if t.output != nil && t.output.Declares(name) || t.input != nil && t.input.Declares(name) {
 		return true
 	}
 	lower := strings.ToLower(name)
-	return mcpNames[lower] || t.output != nil && t.output.lowerNames[lower] || t.input != nil && t.input.lowerNames[lower]
+	return mcpNames[lower] || t.output != nil && t.output.DeclaresLower(lower) || t.input != nil && t.input.DeclaresLower(lower)
 }

@@ -76,7 +76,7 @@ func (e *Engine) Decide(name, input string, r Resolution) (Decision, error) {
 	}
 	var sensitive []string
 	if tr != nil {
-		sensitive = t.input.sensitiveInput(tr)
+		sensitive = t.input.SensitiveInput(tr)
 	}
 	rs := &e.risk
 	rs.mu.Lock()

@@ -3,6 +3,8 @@ package engine
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/veilmcp/veil/wasm/engine/internal/schema"
 )
 
 // This file reads JSON text written in a string (a text item holding the
@@ -19,7 +21,7 @@ import (
 // later output, also when the string itself is withheld (an undeclared
 // member in an allowlist). It reports whether a string the view keeps
 // held any.
-func (w *walker) embeddedValues(start *sstate) bool {
+func (w *walker) embeddedValues(start *schema.State) bool {
 	tr := w.tr
 	found := false
 	withheldUntil := 0 // the end of the withheld subtree the walk is in
@@ -67,7 +69,7 @@ func mayHoldJSON(str string) bool {
 // (embeddedValues), at depth of JSON text in JSON text, and reports
 // whether the schema makes any of it sensitive.
 // What the session's set cannot take is noted in left.
-func (w *walker) jsonTextValues(str string, start *sstate, depth int, left *leftovers) bool {
+func (w *walker) jsonTextValues(str string, start *schema.State, depth int, left *leftovers) bool {
 	if !mayHoldJSON(str) {
 		return false
 	}

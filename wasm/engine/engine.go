@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/veilmcp/veil/wasm/engine/internal/schema"
 	"github.com/veilmcp/veil/wasm/engine/internal/vault"
 	"github.com/veilmcp/veil/wasm/internal/jsonx"
 	"github.com/veilmcp/veil/wasm/pattern"
@@ -46,12 +47,25 @@ type tool struct {
 	name        string
 	owner       Owner
 	normalized  string
-	input       *compiledSchema // nil: any object
-	output      *compiledSchema // nil: none declared
-	hint        bool            // the effective sensitiveHint: the hint, or a label the policy withholds
-	declaresAny bool            // hint, or x-sensitive in outputSchema
-	label       string          // title, or name
+	input       *schema.Schema // nil: any object
+	output      *schema.Schema // nil: none declared
+	hint        bool           // the effective sensitiveHint: the hint, or a label the policy withholds
+	declaresAny bool           // hint, or x-sensitive in outputSchema
+	label       string         // title, or name
 	ann         *risk.Annotations
+	// sensitiveNames are the skeletons (fold.go) of the names of the
+	// output's properties that hold an x-sensitive at or below them.
+	sensitiveNames map[string]bool
+}
+
+// namesSensitive reports whether a member name is, in any case or
+// spelling, that of a property the output schema makes sensitive.
+func (t *tool) namesSensitive(name string) bool {
+	if len(t.sensitiveNames) == 0 {
+		return false
+	}
+	var buf [64]byte
+	return t.sensitiveNames[string(appendSkeleton(buf[:0], name))]
 }
 
 // New returns an Engine. A nil opts means all defaults.
@@ -211,7 +225,15 @@ func (e *Engine) compile(def string) (*tool, error) {
 	}
 	t.ann = ann
 	t.hint = e.withholds(ann)
-	t.declaresAny = t.hint || (t.output != nil && t.output.anySensitive)
+	t.declaresAny = t.hint || (t.output != nil && t.output.AnySensitive())
+	if t.output != nil {
+		for _, name := range t.output.SensitiveNames() {
+			if t.sensitiveNames == nil {
+				t.sensitiveNames = map[string]bool{}
+			}
+			t.sensitiveNames[skeleton(name)] = true
+		}
+	}
 
 	// The normalized definition keeps the page's schema text as given.
 	var b bytes.Buffer
@@ -272,7 +294,7 @@ func checkName(name string) error {
 }
 
 // compileField compiles one of a tool's schemas; null or absent is none.
-func (e *Engine) compileField(name, field string, raw json.RawMessage) (*compiledSchema, error) {
+func (e *Engine) compileField(name, field string, raw json.RawMessage) (*schema.Schema, error) {
 	if len(raw) == 0 || isNull(raw) {
 		return nil, nil
 	}
@@ -280,7 +302,7 @@ func (e *Engine) compileField(name, field string, raw json.RawMessage) (*compile
 	if err != nil {
 		return nil, typeError("registerTool: %s of tool %q is not valid JSON: %v", field, name, err)
 	}
-	cs, err := compileSchema(doc, name+"/"+field, patternEngine(e.opts.Regexp, &e.patternWork))
+	cs, err := schema.Compile(doc, name+"/"+field, patternEngine(e.opts.Regexp, &e.patternWork))
 	if err != nil {
 		return nil, typeError("registerTool: %s of tool %q is not a valid JSON Schema: %v", field, name, err)
 	}
@@ -352,12 +374,12 @@ func (e *Engine) checkInput(t *tool, input string) (tr *tree, err error) {
 		}
 	}()
 	// The common case, a valid input, needs neither encoding/json nor the
-	// library's walk: the reader and the fast path (fastvalidate.go) say
+	// library's walk: the reader and the schema's fast path (internal/schema) say
 	// so. Anything else takes the library's road, which words the error.
 	tr, err = parseTree(input)
 	if err != nil || tr.nodes[0].kind < kArray {
 		tr = nil
-	} else if t.input == nil || (t.input.fast != nil && t.input.fast.valid(tr, 0)) {
+	} else if t.input == nil || t.input.FastValid(tr, 0) {
 		return tr, nil
 	}
 	v, err := jsonschema.UnmarshalJSON(strings.NewReader(input))
@@ -372,7 +394,7 @@ func (e *Engine) checkInput(t *tool, input string) (tr *tree, err error) {
 	if t.input == nil {
 		return tr, nil
 	}
-	if f := t.input.validate(v); f != nil {
+	if f := t.input.Validate(v); f != nil {
 		msg, _ := json.Marshal(f)
 		return nil, &Error{Name: DataError, Message: string(msg)}
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/veilmcp/veil/wasm/engine/internal/jsontree"
 )
 
 // This file holds a small JSON reader built for the agent view. A tool's
@@ -12,20 +14,16 @@ import (
 // is far slower than the browser's JSON.parse in WebAssembly; walking spans
 // keeps the cost close to one pass over the bytes.
 
-type kind uint8
+type kind = jsontree.Kind
 
 const (
-	kNull kind = iota
-	kBool
-	kNumber
-	kString
-	kArray
-	kObject
+	kNull   = jsontree.Null
+	kBool   = jsontree.Bool
+	kNumber = jsontree.Number
+	kString = jsontree.String
+	kArray  = jsontree.Array
+	kObject = jsontree.Object
 )
-
-func (k kind) String() string {
-	return [...]string{"null", "boolean", "number", "string", "array", "object"}[k]
-}
 
 // node is one JSON value. Nodes are stored in pre-order: a container's
 // children follow it, and next is the index just past its subtree. A node
@@ -146,7 +144,7 @@ func (t *tree) appendToken(b []byte, i int) []byte {
 	if t.nodes[n.parent].kind != kObject {
 		return strconv.AppendInt(b, int64(n.index), 10)
 	}
-	return append(b, escapePointer(t.key(i))...)
+	return append(b, jsontree.EscapePointer(t.key(i))...)
 }
 
 // value builds the generic value of node i in the form jsonschema/v6
@@ -185,3 +183,33 @@ func (t *tree) count(i int) int {
 	}
 	return n
 }
+
+// The methods below are what the schema stage reads of a tree
+// (schema.Tree).
+
+// Kind is the kind of node i.
+func (t *tree) Kind(i int) kind { return t.nodes[i].kind }
+
+// Next is the index just past node i's subtree.
+func (t *tree) Next(i int) int { return int(t.nodes[i].next) }
+
+// Key is the decoded member name of node i ("" outside objects).
+func (t *tree) Key(i int) string { return t.key(i) }
+
+// Str is the decoded value of string node i.
+func (t *tree) Str(i int) string { return t.str(i) }
+
+// Text is the JSON text of node i.
+func (t *tree) Text(i int) string { return t.text(i) }
+
+// Member is the index of the member of object i named key, or -1.
+func (t *tree) Member(i int, key string) int { return t.member(i, key) }
+
+// Count is the number of children of node i.
+func (t *tree) Count(i int) int { return t.count(i) }
+
+// Value is node i as jsonschema/v6 validates it.
+func (t *tree) Value(i int) any { return t.value(i) }
+
+// Pointer is the JSON Pointer of node i.
+func (t *tree) Pointer(i int) string { return t.pointer(i) }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/veilmcp/veil/wasm/engine/internal/jsontree"
 )
 
 // This file finds secret_reference named inside a run of base64 or hex
@@ -252,7 +254,7 @@ func (w *walker) mentionLines() {
 			if spans, ok := mentions(strings.Join(strs[r[0]:r[1]], ""), 0); ok && len(spans) == 0 {
 				continue
 			}
-			w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the strings from %s on name secret_reference in an encoding cut into lines, so they were withheld", w.t.name, orRoot(tr.pointer(nodes[r[0]]))))
+			w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the strings from %s on name secret_reference in an encoding cut into lines, so they were withheld", w.t.name, jsontree.OrRoot(tr.pointer(nodes[r[0]]))))
 			for k := r[0]; k < r[1]; k++ {
 				if u := w.mentionUnit(nodes[k]); w.act[u] == keep {
 					w.withhold(u)

@@ -153,12 +153,12 @@ func (e *Engine) judgedAsValue(t *tool, tr *tree) bool {
 		}
 	}
 	e.patternWork.Store(pattern.MaxBacktrackingWork)
-	if t.output.conforms(tr, 0) {
+	if t.output.Conforms(tr, 0) {
 		return true
 	}
 	str := string(jsonx.AppendString(nil, tr.src))
 	st, err := parseTree(str)
-	return err != nil || !t.output.conforms(st, 0)
+	return err != nil || !t.output.Conforms(st, 0)
 }
 
 // failure is the error of a failed call. For a tool that declares anything

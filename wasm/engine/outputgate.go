@@ -75,7 +75,7 @@ func (e *Engine) effective(id string, t *tool, a *risk.Annotations) riskCall {
 	}
 	c := *t
 	c.hint = hint
-	c.declaresAny = hint || (t.output != nil && t.output.anySensitive)
+	c.declaresAny = hint || (t.output != nil && t.output.AnySensitive())
 	return riskCall{id: id, tool: &c, ann: a}
 }
 

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/veilmcp/veil/wasm/engine/internal/jsontree"
 )
 
 // This file holds rule (c): secret_references, found as JSON objects, as
@@ -74,7 +76,7 @@ func (w *walker) embedded(i, at int) {
 	if len(x.invalid) > 0 {
 		w.invalid = append(w.invalid, x.invalid...)
 	} else {
-		w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the string at %s names secret_reference where no valid reference could be read, so it was withheld", w.t.name, orRoot(ptr)))
+		w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the string at %s names secret_reference where no valid reference could be read, so it was withheld", w.t.name, jsontree.OrRoot(ptr)))
 	}
 	w.withhold(at)
 }
@@ -110,7 +112,7 @@ func (w *walker) nameMentions(j int) bool {
 	if spans, ok := mentions(key, 0); ok && len(spans) == 0 {
 		return false
 	}
-	w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the member at %s names secret_reference in its name, so it was withheld", w.t.name, orRoot(w.tr.pointer(j))))
+	w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the member at %s names secret_reference in its name, so it was withheld", w.t.name, jsontree.OrRoot(w.tr.pointer(j))))
 	// The name goes from the pointer too: it may carry what the member
 	// held (an id, a URL).
 	w.addName(key)
@@ -308,7 +310,7 @@ func (w *walker) reference(i int, where refPlace) {
 		if shown {
 			hideShown()
 		}
-		w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the secret_reference at %s was withheld: %s", w.t.name, orRoot(tr.pointer(i)), why))
+		w.invalid = append(w.invalid, fmt.Sprintf("tool %q: the secret_reference at %s was withheld: %s", w.t.name, jsontree.OrRoot(tr.pointer(i)), why))
 	}
 	switch {
 	case w.referenceKind(i) != exactReference:

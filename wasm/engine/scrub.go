@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/veilmcp/veil/wasm/engine/internal/jsontree"
 	"github.com/veilmcp/veil/wasm/internal/jsonx"
 )
 
@@ -298,7 +299,7 @@ func (s *scrubber) scrubPointer(p string) (string, bool) {
 	for k, tok := range tokens {
 		name := strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		if c, ok := s.scrub(name); ok {
-			tokens[k] = escapePointer(c)
+			tokens[k] = jsontree.EscapePointer(c)
 			changed = true
 		}
 	}

@@ -64,28 +64,3 @@ func TestStringJudgedAsString(t *testing.T) {
 	assert.Equal(t, 1, res.Held)
 	assert.NotContains(t, res.Agent, `\"a\"`)
 }
-
-// TestKindPinnedByTheSchema: the kinds a location takes, by where its
-// sensitivity lies below it.
-func TestKindPinnedByTheSchema(t *testing.T) {
-	tests := []struct {
-		r    reach
-		k    kind
-		want bool
-	}{
-		{reachObject, kObject, true},
-		{reachObject, kArray, false},
-		{reachObject, kString, false},
-		{reachObject, kNumber, false},
-		{reachObject, kBool, false},
-		{reachObject, kNull, true},
-		{reachArray, kArray, true},
-		{reachArray, kObject, false},
-		{reachObject | reachArray, kArray, true},
-		{reachObject | reachArray, kObject, true},
-		{reachObject | reachArray, kString, false},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, tt.r.takes(tt.k), "reach %d takes %s", tt.r, tt.k)
-	}
-}

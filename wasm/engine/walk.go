@@ -3,6 +3,7 @@ package engine
 import (
 	"unsafe"
 
+	"github.com/veilmcp/veil/wasm/engine/internal/schema"
 	"github.com/veilmcp/veil/wasm/pattern"
 )
 
@@ -86,17 +87,17 @@ type walker struct {
 	// shapes remembers, per schema state, the member names of the last
 	// object walked there and their transitions: an output repeats one
 	// shape thousands of times.
-	shapes map[*sstate]*objectShape
+	shapes map[*schema.State]*objectShape
 }
 
 type objectShape struct {
 	keys  []string
-	trans []transition
+	trans []schema.Transition
 }
 
 // transitions returns the transition of each member of object node i,
 // whose state is st.
-func (w *walker) transitions(st *sstate, i int) []transition {
+func (w *walker) transitions(st *schema.State, i int) []schema.Transition {
 	tr := w.tr
 	sh := w.shapes[st]
 	if sh != nil {
@@ -115,10 +116,10 @@ func (w *walker) transitions(st *sstate, i int) []transition {
 	sh = &objectShape{}
 	for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
 		sh.keys = append(sh.keys, tr.key(j))
-		sh.trans = append(sh.trans, st.member(tr.key(j)))
+		sh.trans = append(sh.trans, st.Member(tr.key(j)))
 	}
 	if w.shapes == nil {
-		w.shapes = map[*sstate]*objectShape{}
+		w.shapes = map[*schema.State]*objectShape{}
 	}
 	w.shapes[st] = sh
 	return sh.trans
@@ -155,7 +156,7 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome, own *scrubSet, noMentions bo
 		if w.target < 0 {
 			return Result{Err: t.failure("the result has no structuredContent to match the outputSchema")}
 		}
-		if !t.output.conforms(tr, w.target) {
+		if !t.output.Conforms(tr, w.target) {
 			return Result{Err: t.failure("the output does not match the outputSchema")}
 		}
 	}
@@ -165,7 +166,7 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome, own *scrubSet, noMentions bo
 		// A value withheld once the session's set was full could not be
 		// recognised again: nothing passes.
 		w.mode = wholeMode
-	case t.hint && t.output != nil && t.output.anySensitive:
+	case t.hint && t.output != nil && t.output.AnySensitive():
 		w.mode = allowMode
 	case t.hint && w.hasValidReference(0):
 		w.mode = textMode
@@ -174,9 +175,9 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome, own *scrubSet, noMentions bo
 	}
 	w.hinted = t.hint && !e.session.full && (w.mode == wholeMode || w.mode == textMode)
 
-	var start *sstate
+	var start *schema.State
 	if t.output != nil {
-		start = t.output.start
+		start = t.output.Start()
 	}
 	reserved := w.dropReserved()
 	if w.mode == wholeMode || (w.mode == textMode && !w.isResult) {
@@ -192,7 +193,7 @@ func (e *Engine) view(t *tool, tr *tree, o Outcome, own *scrubSet, noMentions bo
 		w.mentionLines()
 	}
 
-	embedded := w.mode != wholeMode && t.output != nil && t.output.anySensitive && w.embeddedValues(start)
+	embedded := w.mode != wholeMode && t.output != nil && t.output.AnySensitive() && w.embeddedValues(start)
 	if !w.withholdNames() {
 		return Result{Err: t.failure("the output's withheld values name each other more than the runtime follows")}
 	}
@@ -311,7 +312,7 @@ func (w *walker) withholdNames() bool {
 }
 
 // result walks a CallToolResult member by member.
-func (w *walker) result(start *sstate) {
+func (w *walker) result(start *schema.State) {
 	tr := w.tr
 	tr.children(0, func(j int) {
 		if w.act[j] == drop {
@@ -383,13 +384,13 @@ func (w *walker) isText(k int) bool {
 
 // walk decides node i at a location whose schema state is st (nil: no
 // schema) and which the schema declares or not.
-func (w *walker) walk(i int, st *sstate, declared bool) {
+func (w *walker) walk(i int, st *schema.State, declared bool) {
 	tr := w.tr
 	n := &tr.nodes[i]
 	if w.act[i] == drop {
 		return
 	}
-	if st != nil && (st.sensitive || st.below != 0 && !st.below.takes(n.kind)) {
+	if st != nil && (st.Sensitive() || st.Below() != 0 && !st.Below().Takes(n.kind)) {
 		w.withholdSensitive(i)
 		return
 	}
@@ -397,7 +398,7 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 		if w.nameMentions(i) {
 			return
 		}
-		if !declared && w.t.output != nil && w.t.output.namesSensitive(tr.key(i)) {
+		if !declared && w.t.output != nil && w.t.namesSensitive(tr.key(i)) {
 			// Named as a sensitive property, where the schema declares
 			// nothing: the value it describes, in an envelope.
 			w.withholdSensitive(i)
@@ -418,14 +419,14 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 			tr.children(i, func(j int) { w.walk(j, nil, false) })
 			return
 		}
-		st = st.withMembers(func(yield func(string) bool) {
+		st = st.WithMembers(func(yield func(string) bool) {
 			for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
 				if !yield(tr.key(j)) {
 					return
 				}
 			}
 		})
-		if st.keysSensitive {
+		if st.KeysSensitive() {
 			// The member names are sensitive: the object goes whole, and
 			// its names join the scrub set as the values they are, so no
 			// pointer names them and no later output repeats them.
@@ -435,7 +436,7 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 		}
 		trans := w.transitions(st, i)
 		for k, j := 0, i+1; j < int(n.next); k, j = k+1, int(tr.nodes[j].next) {
-			w.walk(j, trans[k].st, trans[k].declared)
+			w.walk(j, trans[k].State, trans[k].Declared)
 		}
 	case kString:
 		if !w.noMentions && mayMention(tr.str(i)) {
@@ -447,8 +448,8 @@ func (w *walker) walk(i int, st *sstate, declared bool) {
 			if st == nil {
 				w.walk(j, nil, false)
 			} else {
-				t := st.item(idx)
-				w.walk(j, t.st, t.declared)
+				t := st.Item(idx)
+				w.walk(j, t.State, t.Declared)
 			}
 			idx++
 		})

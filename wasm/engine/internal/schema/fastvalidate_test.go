@@ -1,4 +1,4 @@
-package engine
+package schema
 
 import (
 	"reflect"
@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func compileForTest(t testing.TB, schema string) *compiledSchema {
+func compileForTest(t testing.TB, schema string) *Schema {
 	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
 	require.NoError(t, err, schema)
-	cs, err := compileSchema(doc, "t", nil)
+	cs, err := Compile(doc, "t", nil)
 	require.NoError(t, err, schema)
 	return cs
 }
@@ -73,11 +73,11 @@ func TestFastPathAgrees(t *testing.T) {
 		cs := compileForTest(t, schema)
 		require.NotNil(t, cs.fast, "the fast path covers %s", schema)
 		for _, inst := range instances {
-			tr, err := parseTree(inst)
+			tr, err := readTree(inst)
 			require.NoError(t, err, inst)
-			want := cs.validate(tr.value(0)) == nil
+			want := cs.Validate(tr.Value(0)) == nil
 			assert.Equal(t, want, cs.fast.valid(tr, 0), "schema %s, instance %s", schema, inst)
-			assert.Equal(t, want, cs.conforms(tr, 0), "schema %s, instance %s", schema, inst)
+			assert.Equal(t, want, cs.Conforms(tr, 0), "schema %s, instance %s", schema, inst)
 		}
 	}
 }
@@ -131,15 +131,15 @@ func FuzzFastPath(f *testing.F) {
 		if err != nil {
 			return
 		}
-		cs, err := compileSchema(doc, "t", nil)
+		cs, err := Compile(doc, "t", nil)
 		if err != nil || cs.fast == nil {
 			return
 		}
-		tr, err := parseTree(instance)
+		tr, err := readTree(instance)
 		if err != nil {
 			return
 		}
-		if cs.fast.valid(tr, 0) && cs.validate(tr.value(0)) != nil {
+		if cs.fast.valid(tr, 0) && cs.Validate(tr.Value(0)) != nil {
 			t.Fatalf("the fast path passed what the library rejects: schema %s, instance %s", schema, instance)
 		}
 	})

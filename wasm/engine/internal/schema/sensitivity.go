@@ -1,4 +1,4 @@
-package engine
+package schema
 
 import (
 	"slices"
@@ -6,13 +6,15 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/veilmcp/veil/wasm/engine/internal/jsontree"
 )
 
 // This file holds the sensitivity state machine: what a compiled schema
 // says about each location of an instance, whether a value there is
 // declared, sensitive, or has something sensitive below it.
 
-// sstate is what the schema says about one location of an instance: the
+// State is what the schema says about one location of an instance: the
 // set of subschemas that apply there, closed under the in-place
 // applicators ($ref, $dynamicRef, allOf, anyOf, oneOf, if/then/else, not).
 //
@@ -21,8 +23,8 @@ import (
 // $dynamicRef counts every schema with its anchor. Schemas reached through
 // not, contains or contentSchema can make a value sensitive but never make
 // a location declared.
-type sstate struct {
-	cs *compiledSchema
+type State struct {
+	cs *Schema
 	// pos applies positively; neg only lends sensitivity.
 	pos, neg []*jsonschema.Schema
 	// sensitive: some applying subschema has "x-sensitive": true.
@@ -33,27 +35,40 @@ type sstate struct {
 	// below says through which kinds of value sensitivity lies below
 	// this location: an object's members (reachObject), an array's items
 	// (reachArray).
-	below reach
+	below Reach
 	// dependent reports whether dependentSchemas may add to the object's
 	// set depending on which members are present.
 	dependent bool
 	// members caches child states by member name; items by index (the
 	// last entry serves every index past the tuple).
-	members map[string]transition
-	items   []transition
+	members map[string]Transition
+	items   []Transition
 	tuple   int
 }
 
-// reach says through which kinds of value an x-sensitive lies below a
+// Reach says through which kinds of value an x-sensitive lies below a
 // location.
-type reach uint8
+type Reach uint8
 
 const (
-	reachObject reach = 1 << iota
+	reachObject Reach = 1 << iota
 	reachArray
 )
 
-// takes reports whether a value of kind k at a location whose
+// Sensitive reports whether a value at this location is sensitive: some
+// subschema that applies here has "x-sensitive": true (or reaches one
+// through contentSchema).
+func (st *State) Sensitive() bool { return st.sensitive }
+
+// KeysSensitive reports whether an object's member names here are
+// sensitive (a propertyNames subschema is), and so its members.
+func (st *State) KeysSensitive() bool { return st.keysSensitive }
+
+// Below says through which kinds of value sensitivity lies below this
+// location; 0 when none does.
+func (st *State) Below() Reach { return st.below }
+
+// Takes reports whether a value of kind k at a location whose
 // sensitivity lies below it reaches that sensitivity, as the schema's
 // author meant: properties and items hold x-sensitive for objects and
 // arrays, but JSON Schema applies them to nothing else, so a string
@@ -61,29 +76,29 @@ const (
 // described, would pass with nothing withheld. The runtime reads such a
 // schema as pinning the kind: a value of another kind there is withheld
 // whole. Null holds nothing and passes.
-func (r reach) takes(k kind) bool {
+func (r Reach) Takes(k jsontree.Kind) bool {
 	switch k {
-	case kNull:
+	case jsontree.Null:
 		return true
-	case kObject:
+	case jsontree.Object:
 		return r&reachObject != 0
-	case kArray:
+	case jsontree.Array:
 		return r&reachArray != 0
 	}
 	return false
 }
 
-// transition is the state of a child location and whether the schema
+// Transition is the state of a child location and whether the schema
 // declares that location (names it in properties, matches it by
 // patternProperties, or gives additionalProperties, items, prefixItems
 // or additionalItems a schema).
-type transition struct {
-	st       *sstate
-	declared bool
+type Transition struct {
+	State    *State
+	Declared bool
 }
 
 // closure expands the in-place applicators of a set of schemas.
-func (cs *compiledSchema) closure(pos, neg []*jsonschema.Schema) ([]*jsonschema.Schema, []*jsonschema.Schema) {
+func (cs *Schema) closure(pos, neg []*jsonschema.Schema) ([]*jsonschema.Schema, []*jsonschema.Schema) {
 	seenPos := map[*jsonschema.Schema]bool{}
 	seenNeg := map[*jsonschema.Schema]bool{}
 	var outPos, outNeg []*jsonschema.Schema
@@ -142,13 +157,13 @@ func (cs *compiledSchema) closure(pos, neg []*jsonschema.Schema) ([]*jsonschema.
 }
 
 // intern returns the state for the closure of pos and neg.
-func (cs *compiledSchema) intern(pos, neg []*jsonschema.Schema) *sstate {
+func (cs *Schema) intern(pos, neg []*jsonschema.Schema) *State {
 	pos, neg = cs.closure(pos, neg)
 	key := cs.key(pos, neg)
 	if st, ok := cs.states[key]; ok {
 		return st
 	}
-	st := &sstate{cs: cs, pos: pos, neg: neg, members: map[string]transition{}, tuple: -1}
+	st := &State{cs: cs, pos: pos, neg: neg, members: map[string]Transition{}, tuple: -1}
 	for _, s := range slices.Concat(pos, neg) {
 		if isSensitive(s) {
 			st.sensitive = true
@@ -173,7 +188,7 @@ func (cs *compiledSchema) intern(pos, neg []*jsonschema.Schema) *sstate {
 	return st
 }
 
-func (cs *compiledSchema) key(pos, neg []*jsonschema.Schema) string {
+func (cs *Schema) key(pos, neg []*jsonschema.Schema) string {
 	ids := func(l []*jsonschema.Schema) []int {
 		out := make([]int, len(l))
 		for i, s := range l {
@@ -197,8 +212,8 @@ func (cs *compiledSchema) key(pos, neg []*jsonschema.Schema) string {
 
 // reachBelow says through which kinds of value s's own keywords lead to
 // an x-sensitive: those of objects, and those of arrays.
-func (cs *compiledSchema) reachBelow(s *jsonschema.Schema) reach {
-	var r reach
+func (cs *Schema) reachBelow(s *jsonschema.Schema) Reach {
+	var r Reach
 	reachesAny := func(l ...*jsonschema.Schema) bool {
 		for _, x := range l {
 			if x != nil && cs.reachesSensitive(x) {
@@ -247,7 +262,7 @@ func (cs *compiledSchema) reachBelow(s *jsonschema.Schema) reach {
 
 // reachesSensitive reports whether any subschema reachable from s is
 // sensitive. The answer is kept for each s.
-func (cs *compiledSchema) reachesSensitive(s *jsonschema.Schema) bool {
+func (cs *Schema) reachesSensitive(s *jsonschema.Schema) bool {
 	if r, ok := cs.reaches[s]; ok {
 		return r
 	}
@@ -259,7 +274,7 @@ func (cs *compiledSchema) reachesSensitive(s *jsonschema.Schema) bool {
 	return r
 }
 
-func (cs *compiledSchema) walkSensitive(s *jsonschema.Schema) bool {
+func (cs *Schema) walkSensitive(s *jsonschema.Schema) bool {
 	seen := map[*jsonschema.Schema]bool{}
 	var walk func(*jsonschema.Schema) bool
 	walk = func(s *jsonschema.Schema) bool {
@@ -281,9 +296,9 @@ func (cs *compiledSchema) walkSensitive(s *jsonschema.Schema) bool {
 	return walk(s)
 }
 
-// withMembers returns the state of an object whose member names are keys:
+// WithMembers returns the state of an object whose member names are keys:
 // dependentSchemas whose trigger is present join the set.
-func (st *sstate) withMembers(keys func(func(string) bool)) *sstate {
+func (st *State) WithMembers(keys func(func(string) bool)) *State {
 	if !st.dependent {
 		return st
 	}
@@ -322,8 +337,8 @@ func (st *sstate) withMembers(keys func(func(string) bool)) *sstate {
 	return st.cs.intern(slices.Concat(st.pos, addPos), slices.Concat(st.neg, addNeg))
 }
 
-// member returns the transition to the member named key.
-func (st *sstate) member(key string) transition {
+// Member returns the transition to the member named key.
+func (st *State) Member(key string) Transition {
 	st.cs.mu.Lock()
 	defer st.cs.mu.Unlock()
 	if t, ok := st.members[key]; ok {
@@ -367,13 +382,13 @@ func (st *sstate) member(key string) transition {
 	for _, s := range st.neg {
 		visit(s, true)
 	}
-	t := transition{st: st.cs.intern(pos, neg), declared: declared}
+	t := Transition{State: st.cs.intern(pos, neg), Declared: declared}
 	st.members[key] = t
 	return t
 }
 
-// item returns the transition to the array item at index i.
-func (st *sstate) item(i int) transition {
+// Item returns the transition to the array item at index i.
+func (st *State) Item(i int) Transition {
 	st.cs.mu.Lock()
 	defer st.cs.mu.Unlock()
 	if st.tuple < 0 {
@@ -387,9 +402,9 @@ func (st *sstate) item(i int) transition {
 	}
 	idx := min(i, st.tuple)
 	for len(st.items) <= idx {
-		st.items = append(st.items, transition{})
+		st.items = append(st.items, Transition{})
 	}
-	if st.items[idx].st != nil {
+	if st.items[idx].State != nil {
 		return st.items[idx]
 	}
 	var pos, neg []*jsonschema.Schema
@@ -443,7 +458,7 @@ func (st *sstate) item(i int) transition {
 	for _, s := range st.neg {
 		visit(s, true)
 	}
-	t := transition{st: st.cs.intern(pos, neg), declared: declared}
+	t := Transition{State: st.cs.intern(pos, neg), Declared: declared}
 	st.items[idx] = t
 	return t
 }

@@ -1,10 +1,12 @@
-package engine
+package schema
 
 import (
 	"reflect"
 	"slices"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/veilmcp/veil/wasm/engine/internal/jsontree"
 )
 
 // This file compiles a schema into its fastSchema (fastvalidate.go), or
@@ -52,19 +54,19 @@ func (b *fastBuilder) build(s *jsonschema.Schema) *fastSchema {
 		for _, t := range s.Types.ToStrings() {
 			switch t {
 			case "null":
-				f.types |= 1 << kNull
+				f.types |= 1 << jsontree.Null
 			case "boolean":
-				f.types |= 1 << kBool
+				f.types |= 1 << jsontree.Bool
 			case "number":
-				f.types |= 1 << kNumber
+				f.types |= 1 << jsontree.Number
 			case "integer":
 				f.integer = true
 			case "string":
-				f.types |= 1 << kString
+				f.types |= 1 << jsontree.String
 			case "array":
-				f.types |= 1 << kArray
+				f.types |= 1 << jsontree.Array
 			case "object":
-				f.types |= 1 << kObject
+				f.types |= 1 << jsontree.Object
 			default:
 				b.unsupported = true
 			}
@@ -178,11 +180,11 @@ func (b *fastBuilder) list(l []*jsonschema.Schema) []*fastSchema {
 func (b *fastBuilder) constant(v any) constant {
 	switch v := v.(type) {
 	case nil:
-		return constant{kind: kNull}
+		return constant{kind: jsontree.Null}
 	case bool:
-		return constant{kind: kBool, b: v}
+		return constant{kind: jsontree.Bool, b: v}
 	case string:
-		return constant{kind: kString, str: v}
+		return constant{kind: jsontree.String, str: v}
 	}
 	b.unsupported = true
 	return constant{}

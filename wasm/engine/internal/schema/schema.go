@@ -1,4 +1,4 @@
-package engine
+package schema
 
 import (
 	"errors"
@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/veilmcp/veil/wasm/engine/internal/jsontree"
 	"github.com/veilmcp/veil/wasm/internal/jsonx"
 	"github.com/veilmcp/veil/wasm/risk"
 )
@@ -78,8 +79,8 @@ func sensitiveVocab() *jsonschema.Vocabulary {
 	return vocab
 }
 
-// compiledSchema is one of a tool's schemas, compiled once at registration.
-type compiledSchema struct {
+// Schema is one of a tool's schemas, compiled once at registration.
+type Schema struct {
 	root *jsonschema.Schema
 	// ids numbers every subschema reachable from root; sets of schemas are
 	// interned by their sorted ids.
@@ -99,23 +100,20 @@ type compiledSchema struct {
 	names map[string]bool
 	// lowerNames are names in lower case.
 	lowerNames map[string]bool
-	// sensitiveNames are the skeletons (fold.go) of the names of
-	// properties that hold an x-sensitive at or below them. A member so
-	// named, in any case or spelling (apiKey, api_key, APIKEY), where the
-	// schema declares nothing (an envelope the schema does not describe,
-	// such as {"data": {"ssn": …}}) is withheld.
+	// sensitiveNames are the names of properties that hold an
+	// x-sensitive at or below them (SensitiveNames).
 	sensitiveNames map[string]bool
 
 	mu     sync.Mutex
-	states map[string]*sstate
-	start  *sstate
+	states map[string]*State
+	start  *State
 	// reaches keeps reachesSensitive's answers.
 	reaches map[*jsonschema.Schema]bool
 }
 
-// compileSchema compiles a page's schema document (already decoded by
+// Compile compiles a page's schema document (already decoded by
 // jsonschema.UnmarshalJSON) under the name given.
-func compileSchema(doc any, name string, re jsonschema.RegexpEngine) (*compiledSchema, error) {
+func Compile(doc any, name string, re jsonschema.RegexpEngine) (*Schema, error) {
 	if _, ok := doc.(map[string]any); !ok {
 		return nil, fmt.Errorf("must be an object, got %s", jsonx.TypeOf(doc))
 	}
@@ -139,15 +137,14 @@ func compileSchema(doc any, name string, re jsonschema.RegexpEngine) (*compiledS
 	if err != nil {
 		return nil, errors.New(compileMessage(err))
 	}
-	cs := &compiledSchema{
+	cs := &Schema{
 		root:    root,
 		ids:     map[*jsonschema.Schema]int{},
 		dynamic: map[string][]*jsonschema.Schema{},
-		states:  map[string]*sstate{},
+		states:  map[string]*State{},
 	}
 	cs.collect(root)
 	cs.lowerNames = map[string]bool{}
-	delete(cs.sensitiveNames, "")
 	for name := range cs.names {
 		cs.lowerNames[strings.ToLower(name)] = true
 	}
@@ -157,7 +154,7 @@ func compileSchema(doc any, name string, re jsonschema.RegexpEngine) (*compiledS
 				if cs.sensitiveNames == nil {
 					cs.sensitiveNames = map[string]bool{}
 				}
-				cs.sensitiveNames[skeleton(name)] = true
+				cs.sensitiveNames[name] = true
 			}
 		}
 	}
@@ -194,25 +191,25 @@ func checkSensitiveKeywords(v any, at string, marked *[]string) error {
 	if x, ok := obj[sensitiveKeyword]; ok {
 		b, ok := x.(bool)
 		if !ok {
-			return fmt.Errorf("at %s: %s must be a boolean, got %s", orRoot(at), sensitiveKeyword, jsonx.TypeOf(x))
+			return fmt.Errorf("at %s: %s must be a boolean, got %s", jsontree.OrRoot(at), sensitiveKeyword, jsonx.TypeOf(x))
 		}
 		if b {
 			*marked = append(*marked, at)
 		}
 	}
 	for k, sub := range obj {
-		p := at + "/" + escapePointer(k)
+		p := at + "/" + jsontree.EscapePointer(k)
 		if near, ok := risk.Resembles(k, sensitiveKeyword); ok {
-			return fmt.Errorf("at %s: %q is not a keyword the runtime reads, and looks like a misspelling of %q, which would then not apply", orRoot(at), k, near)
+			return fmt.Errorf("at %s: %q is not a keyword the runtime reads, and looks like a misspelling of %q, which would then not apply", jsontree.OrRoot(at), k, near)
 		}
 		if sub == true && k != sensitiveKeyword && k != "writeOnly" && k != "readOnly" && risk.MeansSensitive(k) {
-			return fmt.Errorf("at %s: %q is not a keyword the runtime reads, so nothing would be withheld; mark the value with \"%s\": true", orRoot(at), k, sensitiveKeyword)
+			return fmt.Errorf("at %s: %q is not a keyword the runtime reads, so nothing would be withheld; mark the value with \"%s\": true", jsontree.OrRoot(at), k, sensitiveKeyword)
 		}
 		switch k {
 		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
 			if m, ok := sub.(map[string]any); ok {
 				for name, s := range m {
-					if err := checkSensitiveKeywords(s, p+"/"+escapePointer(name), marked); err != nil {
+					if err := checkSensitiveKeywords(s, p+"/"+jsontree.EscapePointer(name), marked); err != nil {
 						return err
 					}
 				}
@@ -240,7 +237,7 @@ func checkSensitiveKeywords(v any, at string, marked *[]string) error {
 			// A keyword the compiler does not read as holding a subschema
 			// (a typo, or one of the page's own): an x-sensitive inside it
 			// would never apply, and the value it means to mark would
-			// reach the agent.
+			// Reach the agent.
 			if q := findSensitive(sub, p); q != "" {
 				return fmt.Errorf("at %s: %s is under %q, which holds no subschema, so it would never apply", q, sensitiveKeyword, k)
 			}
@@ -255,10 +252,10 @@ func findSensitive(v any, at string) string {
 	switch v := v.(type) {
 	case map[string]any:
 		if _, ok := v[sensitiveKeyword]; ok {
-			return orRoot(at)
+			return jsontree.OrRoot(at)
 		}
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			if q := findSensitive(v[k], at+"/"+escapePointer(k)); q != "" {
+			if q := findSensitive(v[k], at+"/"+jsontree.EscapePointer(k)); q != "" {
 				return q
 			}
 		}
@@ -277,7 +274,7 @@ func findSensitive(v any, at string) string {
 // draft-07, a sibling of $ref there, additionalItems in 2020-12), or in a
 // definition nothing refers to. Such a mark would silently protect
 // nothing. marked lists the document's marks; url is the document's.
-func (cs *compiledSchema) checkApplied(marked []string, url string) error {
+func (cs *Schema) checkApplied(marked []string, url string) error {
 	applied := map[string]bool{}
 	count := 0
 	located := true
@@ -295,7 +292,7 @@ func (cs *compiledSchema) checkApplied(marked []string, url string) error {
 	}
 	for _, p := range marked {
 		if located && !applied[p] || !located && count < len(marked) {
-			where := orRoot(p)
+			where := jsontree.OrRoot(p)
 			if !located {
 				where = "some location"
 			}
@@ -305,15 +302,31 @@ func (cs *compiledSchema) checkApplied(marked []string, url string) error {
 	return nil
 }
 
-// namesSensitive reports whether a member name is, in any case or
-// spelling, that of a property the schema makes sensitive.
-func (cs *compiledSchema) namesSensitive(name string) bool {
-	if len(cs.sensitiveNames) == 0 {
-		return false
-	}
-	var buf [64]byte
-	return cs.sensitiveNames[string(appendSkeleton(buf[:0], name))]
+// SensitiveNames returns, sorted, the names of the properties that hold
+// an x-sensitive at or below them. A member so named, in any case or
+// spelling (apiKey, api_key, APIKEY), where the schema declares nothing
+// (an envelope the schema does not describe, such as
+// {"data": {"ssn": …}}) is to be withheld; how names compare is the
+// caller's.
+func (cs *Schema) SensitiveNames() []string {
+	return slices.Sorted(maps.Keys(cs.sensitiveNames))
 }
+
+// AnySensitive reports whether any subschema the schema reaches has
+// "x-sensitive": true.
+func (cs *Schema) AnySensitive() bool { return cs.anySensitive }
+
+// Start is the state of the schema's root location.
+func (cs *Schema) Start() *State { return cs.start }
+
+// Declares reports whether the schema declares the member name (in
+// properties, required or dependentRequired): the agent reads such names
+// in the tool's definition, so they are no values to withhold.
+func (cs *Schema) Declares(name string) bool { return cs.names[name] }
+
+// DeclaresLower reports whether the schema declares a member name whose
+// lower case is lower.
+func (cs *Schema) DeclaresLower(lower string) bool { return cs.lowerNames[lower] }
 
 // unescapeFragment reads a URL fragment's JSON Pointer, as the compiler
 // writes it in a Location.
@@ -322,15 +335,8 @@ func unescapeFragment(f string) (string, bool) {
 	return p, err == nil
 }
 
-func orRoot(p string) string {
-	if p == "" {
-		return "the root"
-	}
-	return p
-}
-
 // collect numbers every subschema reachable from s.
-func (cs *compiledSchema) collect(s *jsonschema.Schema) {
+func (cs *Schema) collect(s *jsonschema.Schema) {
 	if s == nil {
 		return
 	}

@@ -1,10 +1,12 @@
-package engine
+package schema
 
 import (
 	"math/big"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/veilmcp/veil/wasm/engine/internal/jsontree"
 )
 
 // This file validates a parsed tree directly against a compiled schema,
@@ -66,7 +68,7 @@ type patternSchema struct {
 
 // constant is a string, boolean or null value of enum or const.
 type constant struct {
-	kind kind
+	kind jsontree.Kind
 	str  string
 	b    bool
 }
@@ -92,16 +94,16 @@ var fastFields = map[string]bool{
 // valid reports whether node i of tr is valid against f. It errs toward
 // "invalid" (duplicate member names are each checked, where the library
 // keeps the last), never toward "valid".
-func (f *fastSchema) valid(tr *tree, i int) bool {
+func (f *fastSchema) valid(tr Tree, i int) bool {
 	if f.always {
 		return true
 	}
 	if f.never {
 		return false
 	}
-	n := &tr.nodes[i]
+	k := tr.Kind(i)
 	if f.types != 0 || f.integer {
-		ok := f.types&(1<<n.kind) != 0 || (f.integer && n.kind == kNumber && isIntegerText(tr.text(i)))
+		ok := f.types&(1<<k) != 0 || (f.integer && k == jsontree.Number && isIntegerText(tr.Text(i)))
 		if !ok {
 			return false
 		}
@@ -112,21 +114,21 @@ func (f *fastSchema) valid(tr *tree, i int) bool {
 	if f.ref != nil && !f.ref.valid(tr, i) {
 		return false
 	}
-	switch n.kind {
-	case kObject:
+	switch k {
+	case jsontree.Object:
 		if !f.validObject(tr, i) {
 			return false
 		}
-	case kArray:
+	case jsontree.Array:
 		if !f.validArray(tr, i) {
 			return false
 		}
-	case kString:
-		if !f.validString(tr.str(i)) {
+	case jsontree.String:
+		if !f.validString(tr.Str(i)) {
 			return false
 		}
-	case kNumber:
-		if !f.validNumber(tr.text(i)) {
+	case jsontree.Number:
+		if !f.validNumber(tr.Text(i)) {
 			return false
 		}
 	}
@@ -173,21 +175,21 @@ func (f *fastSchema) valid(tr *tree, i int) bool {
 	return true
 }
 
-func (f *fastSchema) inEnum(tr *tree, i int) bool {
-	n := &tr.nodes[i]
+func (f *fastSchema) inEnum(tr Tree, i int) bool {
+	k := tr.Kind(i)
 	for _, c := range f.enum {
-		if c.kind != n.kind {
+		if c.kind != k {
 			continue
 		}
-		switch n.kind {
-		case kNull:
+		switch k {
+		case jsontree.Null:
 			return true
-		case kBool:
-			if c.b == (tr.src[n.start] == 't') {
+		case jsontree.Bool:
+			if c.b == (tr.Text(i)[0] == 't') {
 				return true
 			}
-		case kString:
-			if c.str == tr.str(i) {
+		case jsontree.String:
+			if c.str == tr.Str(i) {
 				return true
 			}
 		}
@@ -195,17 +197,17 @@ func (f *fastSchema) inEnum(tr *tree, i int) bool {
 	return false
 }
 
-func (f *fastSchema) validObject(tr *tree, i int) bool {
+func (f *fastSchema) validObject(tr Tree, i int) bool {
 	for _, name := range f.required {
-		if tr.member(i, name) < 0 {
+		if tr.Member(i, name) < 0 {
 			return false
 		}
 	}
 	if f.properties == nil && f.patterns == nil && f.additional == nil && !f.noAdditional {
 		return true
 	}
-	for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
-		key := tr.key(j)
+	for j, end := i+1, tr.Next(i); j < end; j = tr.Next(j) {
+		key := tr.Key(j)
 		evaluated := false
 		if s, ok := f.properties[key]; ok {
 			evaluated = true
@@ -233,9 +235,9 @@ func (f *fastSchema) validObject(tr *tree, i int) bool {
 	return true
 }
 
-func (f *fastSchema) validArray(tr *tree, i int) bool {
+func (f *fastSchema) validArray(tr Tree, i int) bool {
 	if f.minItems >= 0 || f.maxItems >= 0 {
-		n := tr.count(i)
+		n := tr.Count(i)
 		if (f.minItems >= 0 && n < f.minItems) || (f.maxItems >= 0 && n > f.maxItems) {
 			return false
 		}
@@ -244,7 +246,7 @@ func (f *fastSchema) validArray(tr *tree, i int) bool {
 		return true
 	}
 	k := 0
-	for j := i + 1; j < int(tr.nodes[i].next); j = int(tr.nodes[j].next) {
+	for j, end := i+1, tr.Next(i); j < end; j = tr.Next(j) {
 		switch {
 		case k < len(f.prefix):
 			if !f.prefix[k].valid(tr, j) {

@@ -1,4 +1,4 @@
-package engine
+package schema
 
 import (
 	"errors"
@@ -6,22 +6,31 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	jskind "github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/veilmcp/veil/wasm/engine/internal/jsontree"
 )
 
 // This file validates a value against a compiled schema and describes the
 // first failure, with the JSON Pointers of the value and of the keyword.
 
-// conforms reports whether node i of tr is valid against the schema: by
+// Conforms reports whether node i of tr is valid against the schema: by
 // the fast path where it applies and says so, by the library otherwise.
-func (cs *compiledSchema) conforms(tr *tree, i int) bool {
-	if cs.fast != nil && cs.fast.valid(tr, i) {
+func (cs *Schema) Conforms(tr Tree, i int) bool {
+	if cs.FastValid(tr, i) {
 		return true
 	}
-	return cs.validate(tr.value(i)) == nil
+	return cs.Validate(tr.Value(i)) == nil
 }
 
-// validate validates a decoded value and describes the first failure.
-func (cs *compiledSchema) validate(v any) *Failure {
+// FastValid reports whether the fast path (fastvalidate.go) finds node i
+// of tr valid. False says nothing: the schema has no fast path, or the
+// library has the last word.
+func (cs *Schema) FastValid(tr Tree, i int) bool {
+	return cs.fast != nil && cs.fast.valid(tr, i)
+}
+
+// Validate validates a decoded value and describes the first failure.
+func (cs *Schema) Validate(v any) *Failure {
 	err := cs.root.Validate(v)
 	if err == nil {
 		return nil
@@ -37,7 +46,7 @@ func (cs *compiledSchema) validate(v any) *Failure {
 	}
 	if _, ok := leaf.ErrorKind.(*jskind.Reference); !ok {
 		for _, k := range leaf.ErrorKind.KeywordPath() {
-			schemaPath += "/" + escapePointer(k)
+			schemaPath += "/" + jsontree.EscapePointer(k)
 		}
 	}
 	return &Failure{
@@ -67,20 +76,7 @@ func pointer(tokens []string) string {
 	var b strings.Builder
 	for _, t := range tokens {
 		b.WriteByte('/')
-		b.WriteString(escapePointer(t))
+		b.WriteString(jsontree.EscapePointer(t))
 	}
 	return b.String()
-}
-
-func escapePointer(s string) string {
-	// One pass over the bytes: strings.ContainsAny builds a set on every
-	// call, and every withheld node's pointer asks.
-	plain := true
-	for i := 0; i < len(s) && plain; i++ {
-		plain = s[i] != '~' && s[i] != '/'
-	}
-	if plain {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
