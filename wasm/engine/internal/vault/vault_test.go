@@ -16,6 +16,17 @@ func holdOne(v *Vault, id string, now time.Time, ttl time.Duration, value string
 	c.HoldValue("key", "/key", now.Add(ttl), value)
 }
 
+// oneCall starts a vault holding call "abc" of tool t, whose first item
+// is the value "secret-a" at /a, for a minute.
+func oneCall() (*Vault, *Call, time.Time) {
+	now := time.Now()
+	v := &Vault{}
+	v.Init(now)
+	c := v.NewCall("abc", "t", 2, 64)
+	c.HoldValue("a", "/a", now.Add(time.Minute), "secret-a")
+	return v, c, now
+}
+
 // TestVaultLetsGoOfGoneCalls: a page runs for hours, and every call that
 // holds values leaves the vault once they expire or are forgotten; what
 // the vault keeps follows what it holds, not how many calls there were.
@@ -46,11 +57,7 @@ func TestVaultLetsGoOfGoneCalls(t *testing.T) {
 // as strconv writes it; anything else, and an item forgotten, names
 // nothing.
 func TestHandles(t *testing.T) {
-	now := time.Now()
-	var v Vault
-	v.Init(now)
-	c := v.NewCall("abc", "t", 2, 64)
-	c.HoldValue("a", "/a", now.Add(time.Minute), "secret-a")
+	v, c, now := oneCall()
 	c.HoldReference("b", "/b", now.Add(time.Minute), time.Time{}, "https://app.example/redeem/1")
 	v.Forget("abc.0")
 	tests := []struct {
@@ -81,11 +88,7 @@ func TestHandles(t *testing.T) {
 // TestForgetWipesTheValue: forgetting an item overwrites its value in
 // the call's buffer, not only the index that finds it.
 func TestForgetWipesTheValue(t *testing.T) {
-	now := time.Now()
-	var v Vault
-	v.Init(now)
-	c := v.NewCall("abc", "t", 2, 64)
-	c.HoldValue("a", "/a", now.Add(time.Minute), "secret-a")
+	v, c, now := oneCall()
 	c.HoldValue("b", "/b", now.Add(time.Minute), "secret-b")
 	require.True(t, v.Forget("abc.0"))
 	assert.NotContains(t, string(c.buf), "secret-a")
@@ -115,11 +118,7 @@ func TestMakeRoomWipesTheOldestCalls(t *testing.T) {
 // TestItemsTimes: an item lists when it expires, and a reference when
 // its server lets it lapse.
 func TestItemsTimes(t *testing.T) {
-	now := time.Now()
-	var v Vault
-	v.Init(now)
-	c := v.NewCall("abc", "t", 2, 64)
-	c.HoldValue("a", "/a", now.Add(time.Minute), "secret-a")
+	v, c, now := oneCall()
 	c.HoldReference("ref", "/b", now.Add(time.Hour), now.Add(time.Hour), "https://app.example/redeem/1")
 	items := v.Items()
 	require.Len(t, items, 2)
