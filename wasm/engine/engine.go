@@ -35,7 +35,7 @@ type Engine struct {
 	session session
 
 	// patternWork is what the current validation may still match with
-	// the page's RegExp (pattern.go). Concurrent validations share it.
+	// the page's RegExp (internal/schema's regexp.go). Concurrent validations share it.
 	patternWork atomic.Int64
 
 	// risk is the policy, the session's trust state and the decision log.
@@ -302,7 +302,7 @@ func (e *Engine) compileField(name, field string, raw json.RawMessage) (*schema.
 	if err != nil {
 		return nil, typeError("registerTool: %s of tool %q is not valid JSON: %v", field, name, err)
 	}
-	cs, err := schema.Compile(doc, name+"/"+field, patternEngine(e.opts.Regexp, &e.patternWork))
+	cs, err := schema.Compile(doc, name+"/"+field, schema.RegexpEngine(e.opts.Regexp, &e.patternWork))
 	if err != nil {
 		return nil, typeError("registerTool: %s of tool %q is not a valid JSON Schema: %v", field, name, err)
 	}
@@ -366,11 +366,11 @@ func (e *Engine) checkInput(t *tool, input string) (tr *tree, err error) {
 	e.patternWork.Store(pattern.MaxBacktrackingWork)
 	defer func() {
 		if p := recover(); p != nil {
-			long, ok := p.(*tooLongForPattern)
+			long, ok := p.(*schema.TooLongForPattern)
 			if !ok {
 				panic(p)
 			}
-			tr, err = nil, long.inputError(t.name)
+			tr, err = nil, patternInputError(long, t.name)
 		}
 	}()
 	// The common case, a valid input, needs neither encoding/json nor the
@@ -438,4 +438,15 @@ func (e *Engine) Sweep() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.vault.Sweep(e.opts.Now())
+}
+
+// patternInputError is the DataError of an input validation that stopped
+// at a string too long for a backtracking pattern.
+func patternInputError(e *schema.TooLongForPattern, tool string) *Error {
+	reason := fmt.Sprintf("a string of %d characters in the input of tool %q is longer than the %d the runtime matches the pattern %q against (keyword pattern): it needs the page's RegExp, whose matching cannot be stopped", e.Length, tool, pattern.MaxBacktrackingInput, e.Pattern)
+	if e.Total {
+		reason = fmt.Sprintf("the input of tool %q has more than the %d characters in all that the runtime matches patterns that need the page's RegExp against (keyword pattern, %q): their matching cannot be stopped", tool, pattern.MaxBacktrackingWork, e.Pattern)
+	}
+	msg, _ := json.Marshal(Failure{Reason: reason})
+	return &Error{Name: DataError, Message: string(msg)}
 }

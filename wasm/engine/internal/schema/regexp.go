@@ -1,7 +1,6 @@
-package engine
+package schema
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sync/atomic"
@@ -12,7 +11,7 @@ import (
 	"github.com/veilmcp/veil/wasm/pattern"
 )
 
-// patternEngine is the jsonschema.RegexpEngine the engine compiles a
+// RegexpEngine is the jsonschema.RegexpEngine the engine compiles a
 // page's patterns with (package pattern): Go's RE2, in linear time,
 // wherever it gives a pattern its ECMA-262 meaning; else page's engine
 // (the browser's RegExp), for a pattern that cannot backtrack without
@@ -21,7 +20,7 @@ import (
 // work is what the current validation may still match with page's engine,
 // in UTF-16 code units: CheckInput and Output set it to
 // pattern.MaxBacktrackingWork.
-func patternEngine(page jsonschema.RegexpEngine, work *atomic.Int64) jsonschema.RegexpEngine {
+func RegexpEngine(page jsonschema.RegexpEngine, work *atomic.Int64) jsonschema.RegexpEngine {
 	return func(p string) (jsonschema.Regexp, error) {
 		if re2, ok := pattern.Translate(p); ok {
 			if r, err := regexp.Compile(re2); err == nil {
@@ -62,7 +61,7 @@ func (r *boundedRegexp) MatchString(s string) bool {
 	n := utf16Len(s)
 	if n > pattern.MaxBacktrackingInput || r.work.Add(-int64(n)) < 0 {
 		// Validation unwinds to CheckInput or Output, which fail closed.
-		panic(&tooLongForPattern{pattern: r.src, length: n, total: n <= pattern.MaxBacktrackingInput})
+		panic(&TooLongForPattern{Pattern: r.src, Length: n, Total: n <= pattern.MaxBacktrackingInput})
 	}
 	return r.re.MatchString(s)
 }
@@ -77,23 +76,15 @@ func utf16Len(s string) int {
 	return n
 }
 
-// tooLongForPattern is a string past what a backtracking pattern is
-// matched against.
-type tooLongForPattern struct {
-	pattern string
-	length  int
-	// total: the string was short enough, the validation's strings in all
+// TooLongForPattern is a string past what a backtracking pattern is
+// matched against: a validation that meets one panics with it, for its
+// caller to recover and fail closed.
+type TooLongForPattern struct {
+	// Pattern is the pattern's source; Length the string's, in UTF-16
+	// code units.
+	Pattern string
+	Length  int
+	// Total: the string was short enough, the validation's strings in all
 	// were not.
-	total bool
-}
-
-// inputError is the DataError of an input validation that stopped at a
-// string too long for a backtracking pattern.
-func (e *tooLongForPattern) inputError(tool string) *Error {
-	reason := fmt.Sprintf("a string of %d characters in the input of tool %q is longer than the %d the runtime matches the pattern %q against (keyword pattern): it needs the page's RegExp, whose matching cannot be stopped", e.length, tool, pattern.MaxBacktrackingInput, e.pattern)
-	if e.total {
-		reason = fmt.Sprintf("the input of tool %q has more than the %d characters in all that the runtime matches patterns that need the page's RegExp against (keyword pattern, %q): their matching cannot be stopped", tool, pattern.MaxBacktrackingWork, e.pattern)
-	}
-	msg, _ := json.Marshal(Failure{Reason: reason})
-	return &Error{Name: DataError, Message: string(msg)}
+	Total bool
 }
