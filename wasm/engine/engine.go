@@ -35,7 +35,8 @@ type Engine struct {
 	session session
 
 	// patternWork is what the current validation may still match with
-	// the page's RegExp (internal/schema's regexp.go). Concurrent validations share it.
+	// the page's RegExp (internal/schema's regexp.go). Concurrent
+	// validations share it.
 	patternWork atomic.Int64
 
 	// risk is the policy, the session's trust state and the decision log.
