@@ -135,9 +135,10 @@ bench: deps node_modules/.package-lock.json
 ## fuzz: run each engine fuzz target for FUZZTIME (not part of `make test`)
 FUZZTIME ?= 10m
 fuzz:
-	for target in FuzzEchoes FuzzSession FuzzNoLeak FuzzParse FuzzFastPath FuzzMayFoldToReference FuzzLatin1MayFoldToReference FuzzEscapeInRun; do \
+	for target in FuzzEchoes FuzzSession FuzzNoLeak FuzzParse FuzzMayFoldToReference FuzzLatin1MayFoldToReference FuzzEscapeInRun; do \
 	  $(GO) test ./wasm/engine -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
+	$(GO) test ./wasm/engine/internal/schema -run '^$$' -fuzz '^FuzzFastPath$$' -fuzztime $(FUZZTIME)
 
 ## soak: drive the demo page through every agent path for SOAK (default 10m),
 ## with aborts, parallel calls and reveals; not part of `make test` (docs/soak.md)
