@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -172,7 +173,7 @@ func eachEncodedMention(str string, extraDepth, depth int, f func(a, b int)) boo
 	var latin []byte
 	over := false
 	ok := eachEncoded(str, &budget, func(a, b int, decoded []byte) bool {
-		if len(decoded) < minEncodedMention {
+		if len(decoded) < minEncodedMention || !binaryMayMention(decoded) {
 			return true
 		}
 		// Read in place: mayMention keeps nothing of it.
@@ -281,3 +282,131 @@ func (w *walker) mentionLines() {
 		flush()
 	}
 }
+
+// maxBinaryTest is the longest decoding binaryMayMention reads; a longer
+// one takes the tests it stands for. Its counts cannot overflow: a
+// character's skeleton has at most maxRefLetters of one letter.
+const (
+	maxBinaryTest = 512
+	maxRefLetters = 7
+)
+
+// binaryMayMention is a fast, sound test, in one pass over the bytes a
+// run decodes to, for what eachEncodedMention asks of them before it
+// searches them: mayMention of the bytes read as UTF-8, or
+// latin1MayFoldToReference of them read as Latin-1. When it is false,
+// both are. Decoded binary (a key's base64 decodes to bytes of every
+// value) seldom has an escape, a long run of base64 or hex, or the
+// letters of "reference" in either reading; each of these tests read all
+// of it again, and the UTF-8 one decoded every byte that is no character.
+// It counts the letters as mayFoldToReference and latin1MayFoldToReference
+// do, from the same tables, and leaves a character of three bytes or more
+// to them.
+func binaryMayMention(b []byte) bool {
+	if len(b) > maxBinaryTest {
+		return true
+	}
+	t := binaryTables()
+	var asUTF8, asLatin uint64 // the letters of "reference" in each reading's skeleton
+	run, hex := 0, 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		// mayEncodeMention: a run of base64 or of hex (with separators)
+		// long enough to encode the name.
+		if b64[c] >= 0 {
+			if run++; run >= minMentionBase64 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+		if h := hexOrSeparator[c]; h != 0 {
+			if hex += int(h >> 1); hex >= minMentionRun {
+				return true
+			}
+		} else {
+			hex = 0
+		}
+		switch c {
+		case '\\', '&', '%':
+			return true // hasEscapes
+		case '=':
+			// A quoted-printable escape (hasEscapes) or an encoded-word
+			// (mayEncodeMention).
+			if i+1 < len(b) {
+				if n := b[i+1]; n == '?' || n == '\n' || n == '\r' || hexDigit(n) >= 0 {
+					return true
+				}
+			}
+		}
+		asLatin += t.latin[c]
+		if c < utf8.RuneSelf {
+			asUTF8 += t.latin[c]
+			continue
+		}
+		switch {
+		case c >= 0xc2 && c <= 0xdf && i+1 < len(b) && b[i+1]&0xc0 == 0x80:
+			asUTF8 += t.two[rune(c&0x1f)<<6|rune(b[i+1]&0x3f)-utf8.RuneSelf]
+			i++
+			// The continuation byte is read as Latin-1 too.
+			asLatin += t.latin[b[i]]
+			run, hex = 0, 0
+		case c >= 0xe0 && i+1 < len(b) && b[i+1]&0xc0 == 0x80:
+			if r, size := utf8.DecodeRune(b[i:]); r != utf8.RuneError || size > 1 {
+				return true // a character mayFoldToReference does not count
+			}
+		}
+	}
+	return hasReferenceLetters(asUTF8) || hasReferenceLetters(asLatin)
+}
+
+// refShift is the width of each letter's count in binaryTables' packed
+// counts, five of them in 64 bits: maxBinaryTest bytes cannot fill it.
+const refShift = 12
+
+// hasReferenceLetters reports whether packed counts (binaryTables) hold
+// the letters of "reference" (refNeeds).
+func hasReferenceLetters(n uint64) bool {
+	for k := 1; k < len(refNeeds); k++ {
+		if int(n>>(refShift*(k-1))&(1<<refShift-1)) < refNeeds[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// binaryTables are foldTables' counts packed, refShift bits a letter of
+// "reference" (refLetters, from its second place): latin for each byte
+// read as Latin-1 (ASCII as itself), two for each character UTF-8 writes
+// in two bytes.
+var binaryTables = sync.OnceValue(func() *struct {
+	latin [256]uint64
+	two   [twoByteEnd - utf8.RuneSelf]uint64
+} {
+	f := foldTables()
+	pack := func(m *[6]uint8) (n uint64) {
+		for k := 1; k < len(m); k++ {
+			if m[k] > maxRefLetters {
+				panic("engine: a skeleton with more letters of reference than binaryMayMention counts")
+			}
+			n += uint64(m[k]) << (refShift * (k - 1))
+		}
+		return n
+	}
+	t := new(struct {
+		latin [256]uint64
+		two   [twoByteEnd - utf8.RuneSelf]uint64
+	})
+	for c := range utf8.RuneSelf {
+		if at := f.ascii[c]; at > 0 {
+			t.latin[c] = 1 << (refShift * (at - 1))
+		}
+	}
+	for k := range t.two {
+		t.two[k] = pack(&f.two[k])
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t.latin[c] = t.two[c-utf8.RuneSelf]
+	}
+	return t
+})

@@ -399,7 +399,11 @@ func (c *readingChain) origin(k, a, b int) (int, int) {
 // <wbr> or an xn-- label left after they were read) it reports false, as
 // when matching costs more than its budget, and the caller fails closed.
 func (s *scrubber) eachReadingMatch(str string, f func(a, b int) bool) bool {
-	if !hasMultibyte(str) && strings.IndexByte(str, '<') < 0 && strings.Index(str, "-") < 0 && strings.IndexByte(str, '[') < 0 {
+	// A text of ASCII alone with no <wbr>, no xn-- label (which takes a
+	// "--") and no list of byte values has no reading but itself: a
+	// hyphen alone (a key's "sk-live-", a note's "follow-up") reads
+	// nothing.
+	if !hasMultibyte(str) && strings.IndexByte(str, '<') < 0 && !strings.Contains(str, "--") && strings.IndexByte(str, '[') < 0 {
 		return true
 	}
 	var c readingChain

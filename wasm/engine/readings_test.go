@@ -130,3 +130,31 @@ func TestPunyDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestATextWithoutReadingsIsNotRead: eachReadingMatch skips a text of
+// ASCII alone with no '<', no "--" and no '['; every reading of such a
+// text reads nothing, hyphens and all, so the skip loses none. One "--"
+// more (an xn-- label) and it is read.
+func TestATextWithoutReadingsIsNotRead(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 11))
+	pieces := []string{"-", "x", "n", "X", "N", "xn-", "-xn", "a", "7", " ", "wbr", ">", "/", ".", "]", "255", "115", "sk-live-", "follow-up"}
+	var r reading
+	for range 20000 {
+		var b strings.Builder
+		for n := rng.IntN(24); n > 0; n-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		str := b.String()
+		if strings.Contains(str, "--") {
+			continue
+		}
+		for _, read := range []func(*reading, string) bool{
+			(*reading).withoutWbr, (*reading).withPunycode, (*reading).mojibake, (*reading).byteValues,
+			func(r *reading, s string) bool { return r.utf16Bytes(s, false) },
+			func(r *reading, s string) bool { return r.utf16Bytes(s, true) },
+		} {
+			require.False(t, read(&r, str), "%q", str)
+		}
+	}
+	assert.True(t, r.withPunycode("mail to ana@xn--bcher-kva.example"))
+}
