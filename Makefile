@@ -50,7 +50,8 @@ TSCJSX   := node_modules/.bin/tsc -p js/types/tsconfig.jsx.json
 ## WPT-format suite in Chromium, Firefox and WebKit, wasm tests under Node, tsc
 ## over webmcp.d.ts and over the runtime's modules, the runtime's pure modules
 ## under node --test;
-## ends with each skipped test with its reason, the ten slowest tests, a line per
+## ends with each skipped test with its reason, the ten slowest tests, the time
+## the tests that run one at a time kept the parallel ones waiting, a line per
 ## suite and the total
 # Every wait in the browser suites has its own bound (VEIL_TEST_TIMEOUT_SCALE
 # scales them); the packages' -timeout is only a last resort against a hang

@@ -159,6 +159,7 @@ func TestEngineLostWhileRestarting(t *testing.T) {
 	}
 	for _, name := range []string{"ready", "resumed"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			tb := crashPage(t, "worker")
 			tb.allowConsole(`veil: tool .* could not be registered again`)
 			got := eval[map[string]any](tb, `(async () => {

@@ -40,6 +40,7 @@ func TestEngineLost(t *testing.T) {
 	for _, mode := range engineModes {
 		for _, kill := range crashKills[mode] {
 			t.Run(mode+"/"+kill, func(t *testing.T) {
+				t.Parallel() // a tab of its own
 				tb := crashPage(t, mode)
 				before := eval[map[string]any](tb, `(async () => {
 					await veil.configure({withhold: ["pii"], confirm: (r) => new Promise(() => (crash.asked = r))});
@@ -140,6 +141,7 @@ func TestEngineLostTooOften(t *testing.T) {
 	t.Parallel() // in tabs of its own; each waits on its page, not the clock
 	for _, mode := range engineModes {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			tb := crashPage(t, mode)
 			tb.allowConsole(`veil: the engine was lost .* It is not started again`)
 			got := eval[map[string]any](tb, `(async () => {

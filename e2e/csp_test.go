@@ -107,6 +107,7 @@ func TestCSP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // a site and a tab of its own
 			site := cspSite(t, files, tt.page, tt.veil)
 			tb := openTab(t, plain)
 			// What the browser says when the policy forbids the Worker.
@@ -135,6 +136,7 @@ func TestCSP(t *testing.T) {
 	}
 
 	t.Run("the page's policy repeated on the runtime's files", func(t *testing.T) {
+		t.Parallel() // a site and a tab of its own
 		site := cspSite(t, files, policies["worker/page"], policies["worker/page"])
 		tb := openTab(t, plain)
 		tb.allowConsole(`veil: the engine is unavailable`)

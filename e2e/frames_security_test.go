@@ -236,6 +236,7 @@ func TestFramesFormRemovedMidCall(t *testing.T) {
 			{"navigated", `fx.children[0].frame.src = "about:blank"`},
 		} {
 			t.Run(r.name+"/"+gone.how, func(t *testing.T) {
+				t.Parallel() // a tab of its own
 				tb := openTab(t, r.b())
 				tb.navigate(r.page())
 				require.Equal(t, 0, eval[int](tb, `fx.open(`+js(server.URL+"/frames-slow.html?mode="+r.mode)+`, null)`), "the child's index")

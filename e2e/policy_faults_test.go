@@ -43,6 +43,7 @@ func TestNoRetryAfterTimeout(t *testing.T) {
 // engine cannot read blocks its call: neither leaves a call open to
 // count against maxCalls.
 func TestCallsClosedOnPageFaults(t *testing.T) {
+	t.Parallel() // a tab of its own; nothing waits on the clock
 	tb := openRisk(t, false, `[
 		{name: "light", description: "Light", annotations: {readOnlyHint: true}, returns: "ok"},
 		{name: "deep", description: "resolve nests", annotations: {readOnlyHint: true},
@@ -72,6 +73,7 @@ func TestCallsClosedOnPageFaults(t *testing.T) {
 // abort comes once the question is asked, and the call has a bound to
 // reject in, scaled by bound.Of, not a time it must beat.
 func TestAbortWhileConfirming(t *testing.T) {
+	t.Parallel() // a tab of its own; it waits on the question, then on the abort within a bound
 	tb := openRisk(t, false, `[
 		{name: "wire", description: "Consequential", annotations: {consequentialHint: true}, returns: "sent"},
 	]`, false)

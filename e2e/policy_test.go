@@ -117,6 +117,7 @@ func (r *nativeRegistry) schema(name string) string {
 // the DevTools protocol runs it through the engine, which logs its
 // decision.
 func TestPolicyNoToolAroundTheEngine(t *testing.T) {
+	t.Parallel() // a tab of its own; it waits on the registry's events, each wait bounded
 	tb := openRisk(t, true, `[{name: "veil_tool", description: "A tool of the page", annotations: {readOnlyHint: true}, returns: "veil-ok"}]`, false)
 	reg := tb.followNative()
 	tb.poll(`true`)
@@ -167,6 +168,7 @@ func TestPolicyNoToolAroundTheEngine(t *testing.T) {
 // input, masked, so that two calls with other arguments are two different
 // questions.
 func TestPolicyApprovalBoundToInput(t *testing.T) {
+	t.Parallel() // tabs of its own; nothing waits on the clock
 	tools := `[{name: "send_money", description: "Sends money", annotations: {destructiveHint: true},
 		inputSchema: {type: "object", properties: {to: {type: "string"}, amount: {type: "number"}, pin: {type: "string", "x-sensitive": true}}},
 		returns: "sent"}]`
@@ -206,31 +208,49 @@ func TestPolicyApprovalBoundToInput(t *testing.T) {
 	tb.poll(`risk.dialog() === null`)
 }
 
+// floodWait bounds, per case, the wait in the page until every call of a
+// flood has been declined, or is running or waiting for the user; bound.Of
+// scales it.
+const floodWait = 20 * time.Second
+
 // TestPolicyFlood: hundreds of calls that need the user's confirmation at
 // once leave at most maxConfirmations waiting; the rest are declined
 // before they run, with the rule named; and one press in the built-in
 // dialog declines every waiting question.
 func TestPolicyFlood(t *testing.T) {
+	t.Parallel() // tabs of its own; it waits until every call is declined or asked about
 	tools := `[{name: "delete_file", description: "Deletes a file", annotations: {destructiveHint: true}, returns: "deleted"}]`
 	tb := openRisk(t, false, tools, false)
+	wait := js(bound.Millis(floodWait))
 	got := eval[struct {
-		Asked, Ran, Flood int
-		Other             []string
+		Asked, Unanswered, Settled, Ran, Flood int
+		Other                                  []string
 	}](tb, `(async () => {
 		const waiting = [];
 		await veil.configure({maxConfirmations: 4, confirm: () => new Promise((r) => waiting.push(r))});
 		const t = (await document.modelContext.getTools()).find((t) => t.name === "delete_file");
-		const all = Array.from({length: 500}, () => document.modelContext.executeTool(t, {}));
-		await new Promise((r) => setTimeout(r, 200));
-		const asked = waiting.length;
-		for (let i = 0; i < 20 && waiting.length < 4; i++) await new Promise((r) => setTimeout(r, 100));
-		waiting.forEach((r) => r(false));
-		// Four questions, asked one at a time: answer each as it comes.
-		for (let i = 0; i < 40; i++) { await new Promise((r) => setTimeout(r, 25)); waiting.forEach((r) => r(false)); }
+		let settled = 0;
+		const all = Array.from({length: 500}, () => {
+			const p = document.modelContext.executeTool(t, {});
+			p.then(() => settled++, () => settled++);
+			return p;
+		});
+		const tick = () => new Promise((r) => setTimeout(r, 10));
+		// Every call but those left waiting for the user is declined
+		// before anyone answers: wait for that, not for a time.
+		let until = performance.now() + `+wait+`;
+		while (settled < 496 && performance.now() < until) await tick();
+		const asked = waiting.length, unanswered = settled;
+		// The questions left, asked one at a time: answer each as it comes.
+		until = performance.now() + `+wait+`;
+		while (settled < 500 && performance.now() < until) { waiting.splice(0).forEach((r) => r(false)); await tick(); }
+		if (settled < 500) return {Asked: asked, Unanswered: unanswered, Settled: settled, Ran: risk.calls.length, Flood: -1, Other: []};
 		const views = await Promise.all(all);
 		const flood = views.filter((v) => v.includes('"rule":"flood"')).length;
-		return {Asked: asked, Ran: risk.calls.length, Flood: flood, Other: views.filter((v) => !v.includes('"rule":"flood"')).slice(0, 5)};
+		return {Asked: asked, Unanswered: unanswered, Settled: settled, Ran: risk.calls.length, Flood: flood, Other: views.filter((v) => !v.includes('"rule":"flood"')).slice(0, 5)};
 	})()`)
+	require.Equal(t, 500, got.Settled, "every call settled once its questions were answered (within %v)", bound.Of(floodWait))
+	assert.Equal(t, 496, got.Unanswered, "all but maxConfirmations declined before the user answered any")
 	assert.Equal(t, 496, got.Flood, "all but maxConfirmations declined before they ran")
 	assert.Zero(t, got.Ran, "no call ran")
 	assert.LessOrEqual(t, got.Asked, 4)
@@ -260,32 +280,48 @@ func TestPolicyFlood(t *testing.T) {
 // the rest are declined before execute runs, with the rule named, and no
 // call that ran is refused afterwards.
 func TestPolicyCapacity(t *testing.T) {
+	t.Parallel() // tabs of its own; it waits until every call has run or been declined
 	for _, mode := range []string{"worker", "main"} {
-		t.Run(mode, func(t *testing.T) { testCapacity(t, mode) })
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // a tab of its own
+			testCapacity(t, mode)
+		})
 	}
 }
 
 func testCapacity(t *testing.T, mode string) {
 	tb := openRiskIn(t, mode, false, `[{name: "fetch_page", description: "Fetches", annotations: {readOnlyHint: true},
 		returns: () => new Promise((r) => (window.release ??= []).push(() => r("page")))}]`, false)
+	wait := js(bound.Millis(floodWait))
 	got := eval[struct {
+		Accounted           bool
 		Ran, Capacity, Done int
 		Other               []string
 	}](tb, `(async () => {
 		const t = (await document.modelContext.getTools()).find((t) => t.name === "fetch_page");
-		const all = Array.from({length: 3000}, () => document.modelContext.executeTool(t, {}));
-		for (let i = 0; i < 100 && (window.release?.length ?? 0) < 64; i++) await new Promise((r) => setTimeout(r, 50));
-		await new Promise((r) => setTimeout(r, 200));
-		const ran = risk.calls.length;
-		window.release.forEach((f) => f());
+		let settled = 0;
+		const all = Array.from({length: 3000}, () => {
+			const p = document.modelContext.executeTool(t, {});
+			p.then(() => settled++, () => settled++);
+			return p;
+		});
+		// Every call has either been declined or is running: a call let
+		// through beyond maxCalls would be running by then, and counted.
+		const accounted = () => settled + (window.release?.length ?? 0) >= 3000;
+		const until = performance.now() + `+wait+`;
+		while (!accounted() && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
+		const ran = risk.calls.length, done = accounted();
+		(window.release ?? []).forEach((f) => f());
 		const views = await Promise.all(all);
 		return {
+			Accounted: done,
 			Ran: ran,
 			Capacity: views.filter((v) => v.includes('"rule":"capacity"')).length,
 			Done: views.filter((v) => v === "page").length,
 			Other: views.filter((v) => v !== "page" && !v.includes('"rule":"capacity"')).slice(0, 5),
 		};
 	})()`)
+	require.True(t, got.Accounted, "every call was declined or running within %v: %+v", bound.Of(floodWait), got)
 	assert.Equal(t, 64, got.Ran, "maxCalls calls ran")
 	assert.Equal(t, 64, got.Done, "every call that ran completed")
 	assert.Equal(t, 3000-64, got.Capacity, "the rest were declined before they ran")
@@ -297,8 +333,10 @@ func testCapacity(t *testing.T, mode string) {
 // call completes; a pattern that only the page's RegExp can run and that
 // can backtrack without bound is refused at registration.
 func TestPolicyCatastrophicPattern(t *testing.T) {
+	t.Parallel() // tabs of its own; nothing waits on the clock
 	for _, mode := range []string{"worker", "main"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // a tab of its own
 			tb := openRiskIn(t, mode, false, `[
 				{name: "lookup", description: "Looks up", annotations: {readOnlyHint: true},
 					inputSchema: {type: "object", properties: {q: {type: "string", pattern: "^(a+)+$"}}}, returns: "found"},
@@ -335,6 +373,7 @@ func TestPolicyCatastrophicPattern(t *testing.T) {
 // the rest, and the taint stays. 4 MiB is 4096 times a source's bound;
 // a larger one only measured how fast a busy machine reads it.
 func TestPolicyBoundedState(t *testing.T) {
+	t.Parallel() // a tab of its own; nothing waits on the clock
 	tb := openRisk(t, false, `[{name: "search", description: "Searches", annotations: {readOnlyHint: true, openWorldHint: true},
 		returns: () => ({content: [{type: "text", text: "results"}], _meta: {annotations: {openWorldHint: true,
 			attribution: ["x".repeat(4 << 20), ...Array.from({length: 500}, (_, i) => "https://junk.example/" + i)]}}})}]`, false)

@@ -59,6 +59,7 @@ type test struct {
 	subtests  bool
 	subFailed bool
 	done      bool
+	paused    bool // it called t.Parallel
 }
 
 func newReader(sum *Summary, suite, module string, moved map[string]string, start time.Time, out io.Writer) *reader {
@@ -135,6 +136,8 @@ func (r *reader) event(e *event) {
 		r.timed(p, e)
 	}
 	switch e.Action {
+	case "pause":
+		t.paused = true
 	case "output":
 		t.output.WriteString(e.Output)
 	case "pass":
@@ -159,7 +162,7 @@ func (r *reader) timed(p *pkg, e *event) {
 	if p.parent(e.Test) != nil {
 		return
 	}
-	r.sum.took(Timing{Suite: p.suite, Package: p.name, Test: e.Test, Elapsed: time.Duration(e.Elapsed * float64(time.Second))})
+	r.sum.took(Timing{Suite: p.suite, Package: p.name, Test: e.Test, Elapsed: time.Duration(e.Elapsed * float64(time.Second)), Parallel: p.tests[e.Test].paused})
 }
 
 // fail records that test name of p failed, with why when the test binary

@@ -3,7 +3,9 @@
 // failed and skipped and how long the suite took, a total, the tests that
 // failed, every skipped test with its reason, and the ten slowest tests
 // that took a second or more (each top-level test, its subtests in its
-// time), so that a slow suite names what to look at.
+// time), and for each package whose tests partly run side by side the
+// time its other tests took one at a time, while those waited, so that a
+// slow suite names what to look at.
 //
 // The commands run side by side; the report lists them in the order given.
 //

@@ -23,6 +23,19 @@ type Summary struct {
 type Timing struct {
 	Suite, Package, Test string
 	Elapsed              time.Duration
+	// Parallel is set for a test that called t.Parallel: it ran side by
+	// side with the package's other parallel tests, after those that did
+	// not, which ran one at a time.
+	Parallel bool
+}
+
+// Alone is the time a package spent in its tests that ran one at a time
+// (those that did not call t.Parallel), in a package where others ran side
+// by side: while they run, the parallel tests wait.
+type Alone struct {
+	Suite, Package string
+	Tests          int
+	Elapsed        time.Duration
 }
 
 // Slowest is how many tests the report lists as the slowest.
@@ -128,6 +141,39 @@ func (s *Summary) slowest(n int) []Timing {
 	return slow[:min(n, len(slow))]
 }
 
+// alone returns, for each package with tests that ran side by side, the
+// tests that ran one at a time, when they took slowFloor or more in all;
+// the most time first.
+func (s *Summary) alone() []Alone {
+	type key struct{ suite, pkg string }
+	parallel := map[key]bool{}
+	sums := map[key]*Alone{}
+	var order []key
+	for _, t := range s.timings {
+		k := key{t.Suite, t.Package}
+		if t.Parallel {
+			parallel[k] = true
+			continue
+		}
+		a := sums[k]
+		if a == nil {
+			a = &Alone{Suite: t.Suite, Package: t.Package}
+			sums[k] = a
+			order = append(order, k)
+		}
+		a.Tests++
+		a.Elapsed += t.Elapsed
+	}
+	var out []Alone
+	for _, k := range order {
+		if a := sums[k]; parallel[k] && a.Elapsed >= slowFloor {
+			out = append(out, *a)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Alone) int { return cmp.Compare(b.Elapsed, a.Elapsed) })
+	return out
+}
+
 // commandFailed records that the command of suite ended with err after
 // elapsed.
 func (s *Summary) commandFailed(suite string, err error, elapsed time.Duration) {
@@ -157,7 +203,9 @@ func (s *Summary) merge(part *Summary) {
 func (s *Summary) Failed() bool { return len(s.failures) > 0 }
 
 // Report writes the skipped tests with their reasons, the failures, the
-// slowest tests, then a line per suite and the total, which took elapsed.
+// slowest tests, the time each package spent in tests that ran one at a
+// time while others waited to run side by side, then a line per suite
+// and the total, which took elapsed.
 func (s *Summary) Report(w io.Writer, elapsed time.Duration) {
 	if len(s.skips) > 0 {
 		fmt.Fprintln(w, "\nskipped:")
@@ -196,6 +244,19 @@ func (s *Summary) Report(w io.Writer, elapsed time.Duration) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, t := range slow {
 			fmt.Fprintf(tw, "  %*s  %s\t%s\n", wTime, duration(t.Elapsed), t.Suite, name(t.Package, t.Test))
+		}
+		tw.Flush()
+	}
+
+	if alone := s.alone(); len(alone) > 0 {
+		fmt.Fprintln(w, "\none at a time, before the tests that run side by side:")
+		wTime := 0
+		for _, a := range alone {
+			wTime = max(wTime, len(duration(a.Elapsed)))
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, a := range alone {
+			fmt.Fprintf(tw, "  %*s  %s\t%s: %d tests\n", wTime, duration(a.Elapsed), a.Suite, a.Package, a.Tests)
 		}
 		tw.Flush()
 	}

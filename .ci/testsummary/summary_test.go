@@ -76,6 +76,9 @@ func TestRecorded(t *testing.T) {
 			"\nslowest:\n  1m15s  go     slow TestBrowser\n  31.5s  go     slow TestCorpus\n",
 			"   1.0s  other  b TestOther\n",
 		}},
+		{"alone", 5, 0, 0, []string{
+			"\none at a time, before the tests that run side by side:\n  3.5s  go  mixed: 2 tests\n\n",
+		}},
 		{"as", 5, 2, 4, []string{
 			"\ngo       3 passed, 0 failed, 4 skipped",
 			"\nbrowser  2 passed, 2 failed, 0 skipped",
