@@ -1,7 +1,8 @@
 // The form guard: a <form toolname> is moved out of the browser's reach
 // (data-veil-toolname) wherever the runtime can see it, in the document,
-// its shadow roots and its same-origin frames without Veil, and made a
-// tool of the runtime's own (veil-forms.js); see foreign.js.
+// its shadow roots and its same-origin frames, and made a tool of the
+// runtime's own (veil-forms.js), or in a frame, of that frame's Veil if
+// one runs there; see foreign.js.
 
 import { load } from './config.js';
 import { attr, hasAttr, setAttr, removeAttr, localName, nodeType, matches, queryAll, shadowRoot, on, ownerDocument, defaultView, readyState, docURL, connected, rootNode } from './dom.js';
