@@ -246,7 +246,7 @@ func TestFramesFormBeforeOwnVeil(t *testing.T) {
 		fr.src = "/frames-slow.html?mode=worker";
 		document.body.append(fr);
 		const mark = Symbol.for("dev.veil/frames");
-		const early = await fx.until(() => fr.contentDocument?.URL.endsWith("/frames-slow.html?mode=worker"));
+		const early = await fx.until(() => fr.contentDocument?.URL.endsWith("/frames-slow.html?mode=worker") && fr.contentDocument.documentElement);
 		const d = fr.contentDocument;
 		const form = d.createElement("form");
 		form.setAttribute("toolname", "c_early");
