@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,7 +36,7 @@ var framesHTML = template.Must(template.New("frames").Parse(`<!doctype html>
 <link rel="icon" href="data:,">
 <style>body { margin: 0 } iframe { display: block; border: 0; width: 300px; height: 80px }</style>
 <script src="/harness.js"></script>
-<script src="/frames.js"></script>
+<script src="/frames.js" data-until="{{.Until}}"></script>
 {{if .Veil}}<script src="/dist/webmcp.js" data-veil-mode="{{.Mode}}" data-veil-redeem-path="/redeem/"{{if .Wait}} data-veil-frame-wait="{{.Wait}}"{{end}}></script>{{end}}
 <script>if (document.modelContext) fx.listen();</script>
 </head>
@@ -53,6 +54,10 @@ var framesHTML = template.Must(template.New("frames").Parse(`<!doctype html>
 </html>
 `))
 
+// fxUntil is how long fx.until (testdata/frames.js) waits for a condition,
+// on a quiet machine; the page gets it scaled by bound.Of.
+const fxUntil = 10 * time.Second
+
 // handleFrames serves framesHTML: mode=main runs the engine on the main
 // thread, veil=0 leaves the runtime out, wait=<ms> is how long its frames
 // wait for another (data-veil-frame-wait; the runtime's second if none).
@@ -66,7 +71,8 @@ func handleFrames(w http.ResponseWriter, r *http.Request) {
 	if n, err := strconv.Atoi(r.URL.Query().Get("wait")); err == nil && n > 0 {
 		wait = strconv.Itoa(n)
 	}
-	if err := framesHTML.Execute(w, map[string]any{"Mode": mode, "Veil": r.URL.Query().Get("veil") != "0", "Wait": wait}); err != nil {
+	until := bound.Millis(fxUntil)
+	if err := framesHTML.Execute(w, map[string]any{"Mode": mode, "Veil": r.URL.Query().Get("veil") != "0", "Wait": wait, "Until": until}); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	}
 }

@@ -45,6 +45,10 @@
     },
   });
 
+  // How long fx.until waits at most: the page's server writes the suite's
+  // bound, scaled as every bound is (e2e/bound), on this script's tag;
+  // 10 s where it did not.
+  const untilMs = Number(document.currentScript?.dataset.until) || 10000;
   const settle = (f) => window.e2e.settle(f);
   const AsyncFunction = (async () => {}).constructor;
   /** run runs body, the body of an async function, and settles it. */
@@ -119,13 +123,17 @@
     unregister(name) {
       fx.controllers[name].abort();
     },
-    /** until waits, 10 ms at a time, for cond() to be truthy, at most 10 s; it resolves with whether it was. */
-    async until(cond) {
-      for (let i = 0; i < 1000; i++) {
+    /**
+     * until waits, 10 ms at a time, for cond() to be truthy, at most ms
+     * (untilMs: the suite's 10 s, scaled); it resolves with whether it was.
+     */
+    async until(cond, ms = untilMs) {
+      const end = performance.now() + ms;
+      for (;;) {
         if (await cond()) return true;
+        if (performance.now() >= end) return false;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      return false;
     },
     /** changed resolves at the next toolchange of document.modelContext. */
     changed() {

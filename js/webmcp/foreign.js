@@ -9,8 +9,9 @@
 // attachShadow, open or closed, and open declarative ones), before the
 // browser registers it, and makes the form a tool of its own, run
 // through the engine (veil-forms.js, loaded the first time a form has a
-// toolname). In a same-origin frame without Veil it moves the attribute
-// too, and the form is no tool: a frame's tools are its own Veil's.
+// toolname). In a same-origin frame it moves the attribute too, whatever
+// the frame says of itself, and hands the form to the frame's own Veil,
+// whose tool it is; in a frame without one the form is no tool.
 //
 // What it cannot see it cannot move: a form in a closed declarative
 // shadow root, a tool page script registered on the native object. The

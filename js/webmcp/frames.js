@@ -188,12 +188,18 @@ export const notifyFrames = (entry) => void policy().then((p) => p.allowed && ot
 export const executeInFrame = (w, origin, name, json, signal) =>
   Promise.race([load().then((f) => f.executeInFrame(w, origin, name, json, signal)), abortOf(signal).then(() => Promise.reject(signal.reason))]);
 
-/** start answers the other frames of the page, from start-up. */
-export const start = () => {
+/**
+ * start answers the other frames of the page, from start-up. adopt takes
+ * a form whose toolname the guard of a frame above moved as this
+ * document's tool (guard.js).
+ * @param {(form: Element) => void} adopt
+ */
+export const start = (adopt) => {
   // Live from start-up, so that a frame is never asked before it listens.
   // It also tells another frame's sweep which native tools here are this
-  // Veil's mirrors (Nothing around the engine).
-  Object.defineProperty(window, MARK, { value: Object.freeze({ mirrored: (name, since) => mirrored(str(name), Number(since)) }) });
+  // Veil's mirrors (Nothing around the engine), and takes the forms the
+  // guard of a frame above moved here, which guards this document too.
+  Object.defineProperty(window, MARK, { value: Object.freeze({ mirrored: (name, since) => mirrored(str(name), Number(since)), adopt: (form) => adopt(form) }) });
   addEventListener(
     'message',
     (e) => {

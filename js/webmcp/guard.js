@@ -1,14 +1,15 @@
 // The form guard: a <form toolname> is moved out of the browser's reach
 // (data-veil-toolname) wherever the runtime can see it, in the document,
-// its shadow roots and its same-origin frames without Veil, and made a
-// tool of the runtime's own (veil-forms.js); see foreign.js.
+// its shadow roots and its same-origin frames, and made a tool of the
+// runtime's own (veil-forms.js), or in a frame, of that frame's Veil if
+// one runs there; see foreign.js.
 
 import { load } from './config.js';
 import { attr, hasAttr, setAttr, removeAttr, localName, nodeType, matches, queryAll, shadowRoot, on, ownerDocument, defaultView, readyState, docURL, connected, rootNode } from './dom.js';
 import { prepare, submit } from './registry.js';
 import { withhold } from './run.js';
 import { ns } from './veil.js';
-import { MARK, preload } from './frames.js';
+import { MARK, reachable, preload } from './frames.js';
 import { native } from './mirror.js';
 import { sweep, sweepSoon } from './foreign.js';
 import { fire } from './context.js';
@@ -38,6 +39,22 @@ const declare = (form) => {
     (e) => console.warn('veil: veil-forms.js did not load, so no form is a tool', e),
   );
   loadingForms.then(() => formTools?.seen(form));
+};
+/**
+ * adopt takes as this document's tool a form whose toolname the guard of
+ * a frame above moved (its handOver), as declare would have had it seen
+ * the toolname first. The frame above calls it through this window's
+ * mark (frames.js); markup cannot, and page script could give the form a
+ * toolname anyway.
+ */
+export const adopt = (form) => {
+  let ok = false;
+  try {
+    ok = nodeType(form) === 1 && localName(form) === 'form' && defaultView(ownerDocument(form)) === window && attr(form, 'data-veil-toolname') !== null;
+  } catch {}
+  if (!ok) return;
+  named.add(form);
+  declare(form);
 };
 /**
  * The forms the page vouched for (veil.vouch): only their risk
@@ -151,7 +168,8 @@ const windowOf = (el) => {
  * old document's pagehide until its new one is there (10 s at most),
  * every 50 ms while its document loads, every 250 ms else. A frame on
  * another origin is watched too: it may come to this one.
- * @type {Map<Element, {doc?: Document, loading?: boolean, until?: number}>}
+ * handed: the forms moved in doc were handed to the frame's Veil.
+ * @type {Map<Element, {doc?: Document, loading?: boolean, until?: number, handed?: boolean}>}
  */
 const frames = new Map();
 let polling = 0;
@@ -179,10 +197,15 @@ const pollFrames = () => {
 };
 
 /**
- * frame guards the document of a same-origin frame that runs no Veil of
- * its own (srcdoc, about:blank written by script, a same-origin URL):
- * a form with a toolname there is the browser's tool, which native paths
- * here can run. A frame with Veil keeps its own registry.
+ * frame guards the document of a same-origin frame (srcdoc, about:blank
+ * written by script, a same-origin URL, a blob: or javascript: URL): a
+ * form with a toolname there is the browser's tool, which native paths
+ * here can run. It does so whether or not the frame says it runs Veil of
+ * its own: that Veil's mark is a property of the frame's window, which
+ * any script there can define as well, and the guard cannot tell a
+ * genuine one from a forged one. A frame whose Veil runs gets the forms
+ * the guard moved there as its tools (handOver); one that only pretends
+ * gets forms that are no tool.
  */
 const frame = (el) => {
   let f = frames.get(el);
@@ -197,43 +220,76 @@ const frame = (el) => {
   if (doc !== f.doc) {
     f.doc = doc;
     f.until = 0;
+    f.handed = false;
     // The document is leaving: its frame's next is looked for at once.
     const leaving = () => ((f.until = Date.now() + 1e4), schedule(0));
     try {
       on(w, 'pagehide', leaving, { once: true });
     } catch {}
   }
-  if (w[MARK]) return void (f.loading = false);
   guard(doc);
+  // The forms moved before the frame's own Veil ran (its script on its
+  // way, the document seen while it loads) are its tools once it runs.
+  if (!f.handed && adopter(w)) {
+    f.handed = true;
+    queryAll(doc, 'form[data-veil-toolname]').forEach((form) => moved.has(form) && handOver(form));
+  }
   // A frame's first document is about:blank, complete, while the one it
   // was given (srcdoc, src, data) is on its way.
   const given = hasAttr(el, 'srcdoc') || !['', 'about:blank'].includes(attr(el, 'src') ?? attr(el, 'data') ?? '');
   f.loading = !(readyState(doc) === 'complete' && (docURL(doc) !== 'about:blank' || !given));
   if (f.loading) schedule(50);
 };
-/** neutralize moves a toolname out of the browser's reach; the form is no tool. */
+/**
+ * The forms of frames' documents whose toolname the guard moved. Only
+ * they are handed to a frame's Veil: a data-veil-toolname that arrives
+ * in markup is inert there as here.
+ * @type {WeakSet<Element>}
+ */
+const moved = new WeakSet();
+/** neutralize moves a toolname out of the browser's reach, and hands the form to its frame's Veil, if one runs there. */
 const neutralize = (form) => {
   if (nodeType(form) !== 1 || localName(form) !== 'form') return;
   const name = attr(form, 'toolname');
   if (name === null) return;
   setAttr(form, 'data-veil-toolname', name);
   removeAttr(form, 'toolname');
+  moved.add(form);
+  handOver(form);
 };
 /**
- * ownVeil says whether node is in the document of a frame that runs Veil
- * of its own. A frame's next document is guarded as soon as it is there
- * (frame), before its own Veil, the first script of its head, has run;
- * once that Veil runs, the document's forms are its tools, which this
- * guard must not take away from it by moving their toolname first (its
- * observer hears of a form before theirs, made earlier).
+ * adopter returns the function by which the Veil of the frame whose
+ * window is w takes a form the guard moved as its tool, or null where
+ * none runs (or this is the guard's own window). What it returns is
+ * only ever handed a form whose toolname is already out of the
+ * browser's reach: a forged one gains nothing by it.
+ * @returns {((form: Element) => void) | null}
  */
-const ownVeil = (node) => {
+const adopter = (w) => {
   try {
-    const w = defaultView(nodeType(node) === 9 ? node : ownerDocument(node));
-    return w != null && w !== window && !!w[MARK];
+    if (w == null || w === window || !reachable(w)) return null;
+    const take = w[MARK]?.adopt;
+    return typeof take === 'function' ? take : null;
   } catch {
-    return false;
+    return null;
   }
+};
+/**
+ * handOver gives a form the guard moved to the Veil of its frame, which
+ * makes it its own tool, decided by its own engine: the frame's Veil
+ * would have, had it seen the form before this guard (a form that
+ * appears in a frame is heard of here first, by an observer made before
+ * the frame's).
+ */
+const handOver = (form) => {
+  let take;
+  try {
+    take = adopter(defaultView(ownerDocument(form)));
+  } catch {}
+  if (!take) return;
+  try {
+    take(form);
+  } catch {}
 };
 /** guardIn guards what was added to a guarded root: its forms, open shadow roots and frames. */
 const guardIn = (node) => {
@@ -241,9 +297,9 @@ const guardIn = (node) => {
   queryAll(node, 'form[toolname]').forEach(neutralize);
   lookIn(node, guard);
 };
-/** guard watches a root of a frame without Veil: a document or an open shadow root in it. */
+/** guard watches a root of a same-origin frame: a document or an open shadow root in it. */
 const guard = (root) => {
-  if (roots.has(root) || ownVeil(root)) return;
+  if (roots.has(root)) return;
   guards.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname'] });
   neutralize(root);
   queryAll(root, 'form[toolname]').forEach(neutralize);
@@ -252,7 +308,6 @@ const guard = (root) => {
 /** The observer of the roots guard watches: it moves toolnames, and declares nothing. */
 const guards = new MutationObserver((records) => {
   for (const r of records) {
-    if (ownVeil(r.target)) continue;
     if (r.type === 'attributes') neutralize(r.target);
     else for (const n of r.addedNodes) if (n.nodeType === 1) guardIn(n);
   }

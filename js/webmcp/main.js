@@ -28,7 +28,7 @@
 // other imports' order is only the bundle's, which brotli prefers.)
 import { start as locate } from './config.js';
 import { readyState, on } from './dom.js';
-import { start as guardForms } from './guard.js';
+import { start as guardForms, adopt } from './guard.js';
 import { start as listenFrames } from './frames.js';
 import { start as serveMCP, tray } from './lazy.js';
 import { start as startEngine } from './engine.js';
@@ -46,7 +46,7 @@ if (!Object.hasOwn(globalThis, 'veil')) {
     locate();
     startEngine();
     defineEvents();
-    listenFrames();
+    listenFrames(adopt);
     guardForms();
     installContext();
     knowPseudoClasses();
