@@ -79,7 +79,10 @@ func hintedParts(v string) []string {
 		w = trimProse(w)
 		// A year is ordinary as a word of a text, not as a value of its
 		// own (a PIN 2026).
-		if utf8.RuneCountInString(w) < minScrubLength || ordinaryValue(w) || several && yearValue(w) {
+		// A descriptor (descriptors.go) is a word of its own, or after its
+		// label (GIT_SHA=3f9a…, region: eu-west-1).
+		if utf8.RuneCountInString(w) < minScrubLength || ordinaryValue(w) || several && yearValue(w) ||
+			labelledDescriptor(w) || descriptor(labelBefore(v, a), w) {
 			continue
 		}
 		parts = append(parts, w)

@@ -98,13 +98,24 @@ func (s *scrubSet) addString(v string) {
 		return
 	}
 	s.addText(v)
-	s.addPieces(v)
 	// A PEM block's lines and a URL's paths add no pieces (pieces.go).
 	pem, link := strings.Contains(v, "-----BEGIN"), isLink(v)
 	if link {
 		s.addURLPieces(v)
+	} else {
+		s.addPieces(v)
+	}
+	var ids []string
+	if link {
+		ids, _ = slackWebhook(v)
 	}
 	for _, tok := range tokens(v) {
+		// A descriptor (a version, a commit, a build, a region) or a
+		// webhook's ids join with the text, not on their own
+		// (descriptors.go, pieces.go).
+		if ordinaryValue(tok) || labelledDescriptor(tok) || descriptorIn(v, tok) || slices.Contains(ids, tok) {
+			continue
+		}
 		s.addText(tok)
 		if !pem && !link && !inPath(v, tok) {
 			s.addPieces(tok)

@@ -91,6 +91,9 @@ func (s *scrubSet) addURLPieces(v string) {
 	if pw, ok := u.User.Password(); ok {
 		s.addPieces(pw)
 	}
+	if _, secret := slackWebhook(v); secret != "" {
+		s.addPieces(secret)
+	}
 	for name, vs := range u.Query() {
 		// An access key's id (X-Amz-Credential), which its owner's
 		// listings show, is no secret.
@@ -111,6 +114,38 @@ func isLink(v string) bool {
 	return i > 0 && i <= 16 && !strings.ContainsAny(v, " \t\r\n") && isLetter(v[0])
 }
 
+// slackWebhook returns the ids a Slack incoming webhook's URL carries
+// and its secret, or nothing when v is no such URL
+// (https://hooks.slack.com/services/T…/B…/secret). The ids are the
+// workspace's (T…, which every link into the workspace and every answer
+// of Slack's API shows) and the webhook's (B…, which the workspace's app
+// settings list): identifiers, which grant nothing without the secret.
+func slackWebhook(v string) (ids []string, secret string) {
+	u, err := url.Parse(strings.TrimSpace(v))
+	if err != nil || u.Scheme != "https" || !strings.EqualFold(u.Host, "hooks.slack.com") {
+		return nil, ""
+	}
+	seg := strings.Split(strings.TrimPrefix(u.EscapedPath(), "/"), "/")
+	if len(seg) != 4 || seg[0] != "services" || !slackID(seg[1], 'T') || !slackID(seg[2], 'B') || seg[3] == "" {
+		return nil, ""
+	}
+	return seg[1:3], seg[3]
+}
+
+// slackID reports whether id is a Slack id of the kind its first letter
+// says: that capital, then eight to twelve capitals and digits.
+func slackID(id string, kind byte) bool {
+	if len(id) < 9 || len(id) > 13 || id[0] != kind {
+		return false
+	}
+	for i := 1; i < len(id); i++ {
+		if !isUpper(id[i]) && !isDigit(id[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // inPath reports whether tok stands in text as a segment of a path (after
 // a slash), which other paths share: a Slack webhook's team id.
 func inPath(text, tok string) bool {
@@ -126,10 +161,16 @@ func inPath(text, tok string) bool {
 // value that starts with a date.
 func secretPart(v string) string {
 	if i := strings.IndexByte(v, '='); i > 0 && i < len(v)-1 && v[i+1] != '=' && isLetter(v[0]) && strings.Trim(v[:i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.") == "" {
+		if descriptor(v[:i], v[i+1:]) {
+			// GIT_SHA=3f9a…: a commit, a version, a build, a region.
+			return ""
+		}
 		v = v[i+1:]
 	}
 	if strings.Count(v, ".") == 2 {
-		if last := v[strings.LastIndexByte(v, '.')+1:]; len(last) >= 16 {
+		// Not a host's name and a path after it (hooks.slack.com/…):
+		// a token's last part is base64url, which has no slash.
+		if last := v[strings.LastIndexByte(v, '.')+1:]; len(last) >= 16 && !strings.Contains(last, "/") {
 			return last
 		}
 	}
