@@ -176,3 +176,17 @@ func TestRedDescriptorsOfAWithheldDotEnv(t *testing.T) {
 			later: "next deploy after 2026-12-31T23:59:59Z on v20.11.1 in eu-west-1"},
 	})
 }
+
+// TestRedSlicesOfAPasswordAndALetterToken: read_log({offset, length})
+// over a withheld password with symbols and a token of letters alone, in
+// reads of 16 characters at every offset, gave every slice back: neither
+// added pieces. A generated password's symbols are marks, and random
+// letters are pieced, now.
+func TestRedSlicesOfAPasswordAndALetterToken(t *testing.T) {
+	runRedSliceCases(t, []redSliceCase{
+		// A generated password with # $ @ ! & %.
+		{"PasswordWithSymbols", redPassword, redPassword},
+		// A token of 32 random letters.
+		{"LettersOnlyToken", redLettersToken, redLettersToken},
+	})
+}

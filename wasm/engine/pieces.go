@@ -59,6 +59,9 @@ func (s *scrubSet) addPieces(v string) {
 	}
 	var buf [4 * maxPiece]byte
 	for i := 0; i+minPiece <= len(v) && s.pieces < maxSetPieces; i++ {
+		if strings.IndexByte(passwordMarks, v[i]) >= 0 {
+			continue
+		}
 		n := pieceAt(v[i:])
 		if n == 0 || n == len(v) || holdsDate(v[i:i+n]) {
 			continue
@@ -76,9 +79,59 @@ func (s *scrubSet) addPieces(v string) {
 
 // pieceable reports whether v is random enough to piece: key-like
 // (keyLike), or twenty characters or more with a digit that carry twice
-// minPieceBits (an AWS secret key with one digit).
+// minPieceBits (an AWS secret key with one digit), or random letters
+// (randomLetters); and not an e-mail address, whose name and domain are
+// words other addresses share.
 func pieceable(v string) bool {
-	return keyLike(v) || len(v) >= 20 && strings.ContainsAny(v, "0123456789") && pieceBits(v) >= 2*minPieceBits
+	if mailAddress(v) {
+		return false
+	}
+	return keyLike(v) || len(v) >= 20 && strings.ContainsAny(v, "0123456789") && pieceBits(v) >= 2*minPieceBits || randomLetters(v)
+}
+
+// mailAddress reports whether v ends in @ and a domain: labels of
+// letters, digits and hyphens, a point between them.
+func mailAddress(v string) bool {
+	at := strings.LastIndexByte(v, '@')
+	if at < 0 {
+		return false
+	}
+	d := v[at+1:]
+	if !strings.Contains(d, ".") || strings.HasPrefix(d, ".") || strings.HasSuffix(d, ".") {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if c := d[i]; !isAlnum(c) && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// randomLetters reports whether v is a token of letters alone drawn at
+// random (BSTJnQgZpRlCdNXzDOULFqEBsNjTZKEC) rather than words: twenty
+// letters or more, between a quarter and three quarters of them
+// capitals (words in CamelCase have one a word, words in capitals all),
+// and fewer than one in three vowels (a e i o u y: English words have
+// two in five, random letters about one in four).
+func randomLetters(v string) bool {
+	if len(v) < 20 {
+		return false
+	}
+	capitals, vowels := 0, 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !isLetter(c) {
+			return false
+		}
+		if isUpper(c) {
+			capitals++
+		}
+		if strings.IndexByte("aeiouyAEIOUY", c) >= 0 {
+			vowels++
+		}
+	}
+	return 4*capitals >= len(v) && 4*capitals <= 3*len(v) && 3*vowels < len(v)
 }
 
 // addURLPieces adds the pieces of what in a withheld URL is secret: its
@@ -263,10 +316,10 @@ func holdsDate(p string) bool {
 	return false
 }
 
-// keyChars reports whether v is written the way keys are: letters,
-// digits and pieceMarks alone, and not as a file's name or a URL (a
-// leading ., or //), whose parts others share. A leading / is base64's
-// as often as a path's.
+// keyChars reports whether v is written the way keys and generated
+// passwords are: letters, digits and pieceMarks alone, and not as a
+// file's name or a URL (a leading ., or //), whose parts others share. A
+// leading / is base64's as often as a path's.
 func keyChars(v string) bool {
 	if v[0] == '.' || strings.Contains(v, "//") {
 		return false
@@ -305,8 +358,18 @@ func pieceAt(v string) int {
 }
 
 // pieceMarks are the marks keys are written with besides letters and
-// digits; they carry no bits of their own.
-const pieceMarks = "_-.+/=~"
+// digits, and the symbols a password generator adds to them
+// (xK9#mP2$vL8@qR4!); they carry no bits of their own, so a piece of a
+// password is counted by its letters and digits alone. Quotes,
+// backslashes and white space are no key's: a value that holds them is a
+// text, not a key.
+const pieceMarks = keyMarks + passwordMarks
+
+// keyMarks are the marks of keys; passwordMarks those a password
+// generator adds. No piece starts with one of passwordMarks: the piece
+// from the next character holds as many bits, and a later text keeps
+// the mark (a # before a token, a bracket around it).
+const keyMarks, passwordMarks = "_-.+/=~", "!#$%&*?@^|:;,()[]{}<>"
 
 // pieceBits is how many bits a run of key characters carries. It counts
 // the characters of its random-looking parts between marks (randomPart):
