@@ -7,6 +7,7 @@ package engine_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/veilmcp/veil/wasm/engine"
@@ -189,4 +190,23 @@ func TestRedSlicesOfAPasswordAndALetterToken(t *testing.T) {
 		// A token of 32 random letters.
 		{"LettersOnlyToken", redLettersToken, redLettersToken},
 	})
+}
+
+// TestRedPrivateExponentReadByOffset: read_file({offset, length}) over
+// openssl's dump of a withheld private key's exponent d, in reads of 32
+// hexadecimal digits, gave every read back; the secret numbers of a PEM
+// key are pieced in hexadecimal now.
+func TestRedPrivateExponentReadByOffset(t *testing.T) {
+	e := redSession(t)
+	redWithhold(t, e, redPrivPEM)
+	d := redAsn1D[strings.LastIndexByte(redAsn1D, ':')+1:]
+	leaked := 0
+	for i := 0; i+32 <= len(d); i += 32 {
+		if v := redRead(t, e, engine.Text, d[i:i+32]); redGives(v, d[i:i+32]) {
+			leaked++
+		}
+	}
+	if leaked > 0 {
+		t.Errorf("%d of %d reads of 32 hex digits of d came back", leaked, len(d)/32)
+	}
 }

@@ -102,6 +102,8 @@ func (s *scrubSet) addString(v string) {
 	pem, link := strings.Contains(v, "-----BEGIN"), isLink(v)
 	if link {
 		s.addURLPieces(v)
+	} else if pem {
+		s.addPEMPieces(v)
 	} else {
 		s.addPieces(v)
 	}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/hex"
 	"math"
 	"net/url"
 	"slices"
@@ -74,6 +76,58 @@ func (s *scrubSet) addPieces(v string) {
 			s.skel.add(sk, boundNone, 0, 0)
 		}
 		s.pieces += s.exact.n + s.skel.n - before
+	}
+}
+
+// addPEMPieces adds the pieces of what a PEM private key's text holds of
+// its secret numbers (privateKeyParts): the base64 characters of each
+// line that encode a secret number's bytes alone, and each number in
+// hexadecimal. A read by offset of the key's lines or of openssl's dump
+// of a number holds one; the lines of the key's header and its public
+// half (a modulus, a public point), which a certificate or the public
+// key repeats, add none.
+func (s *scrubSet) addPEMPieces(v string) {
+	for rest := v; ; {
+		i := strings.Index(rest, "-----BEGIN ")
+		if i < 0 || len(rest) > maxPEMKey {
+			return
+		}
+		block := rest[i:]
+		end := strings.Index(block, "-----END ")
+		if end < 0 {
+			return
+		}
+		if k := strings.Index(block[end+len("-----END "):], "-----"); k >= 0 {
+			end += len("-----END ") + k + len("-----")
+		}
+		rest = block[end:]
+		block = block[:end]
+		parts := privateKeyParts(block)
+		_, body, _ := strings.Cut(block[len("-----BEGIN "):], "-----")
+		body = body[:max(0, strings.Index(body, "-----END "))]
+		der, ok := pemBody(body)
+		if !ok {
+			continue
+		}
+		lines := strings.Fields(body)
+		for _, p := range parts {
+			s.addPieces(hex.EncodeToString(p))
+			a := bytes.Index(der, p)
+			if a < 0 {
+				continue
+			}
+			// The characters that encode bytes of p alone: whole groups
+			// of four within its bytes.
+			c0, c1 := (a+2)/3*4, (a+len(p))/3*4
+			at := 0
+			for _, line := range lines {
+				lo, hi := max(c0, at), min(c1, at+len(line))
+				if hi-lo > minPiece {
+					s.addPieces(line[lo-at : hi-at])
+				}
+				at += len(line)
+			}
+		}
 	}
 }
 
