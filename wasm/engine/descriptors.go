@@ -127,29 +127,40 @@ func labelBefore(text string, i int) string {
 	return text[j:end]
 }
 
-// descriptorIn reports whether every place tok stands in text as a word
-// of its own is after a label that makes it a descriptor (descriptor).
-// A word that stands once without such a label, or more often than
-// maxDescriptorPlaces, is no descriptor.
-func descriptorIn(text, tok string) bool {
-	const maxDescriptorPlaces = 16
-	found := 0
-	for from := 0; from < len(text); {
-		k := strings.Index(text[from:], tok)
-		if k < 0 {
-			break
+// descriptorWords returns the words of text, read as tokens reads them,
+// that are in a descriptor's shape, each mapped to whether every place it
+// stands is after a label that makes it a descriptor (descriptor). A
+// word not in the map is none. One pass over text, whatever it holds.
+func descriptorWords(text string) map[string]bool {
+	var m map[string]bool
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && (isAlnum(text[i]) || strings.IndexByte("_-.@+~", text[i]) >= 0) {
+			if start < 0 {
+				start = i
+			}
+			continue
 		}
-		at := from + k
-		from = at + len(tok)
-		end := at + len(tok)
-		if at > 0 && (isAlnum(text[at-1]) || text[at-1] == '_') || end < len(text) && (isAlnum(text[end]) || text[end] == '_') {
-			continue // inside a longer word
+		if start < 0 {
+			continue
 		}
-		if found++; found > maxDescriptorPlaces || !descriptor(labelBefore(text, at), tok) {
-			return false
+		w := strings.TrimLeft(text[start:i], ".-_~+")
+		at := i - len(w) // where w starts, its marks trimmed
+		start = -1
+		w = strings.TrimRight(w, ".-_~+")
+		if len(w) < minToken || !(releaseValue(w) || commitValue(w) || buildValue(w) || regionValue(w)) {
+			continue
 		}
+		ok := descriptor(labelBefore(text, at), w)
+		if m == nil {
+			m = map[string]bool{}
+		}
+		if prev, seen := m[w]; seen {
+			ok = ok && prev
+		}
+		m[w] = ok
 	}
-	return found > 0
+	return m
 }
 
 // releaseValue reports whether v is a release's version: versionValue's,

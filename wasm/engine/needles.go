@@ -111,11 +111,16 @@ func (s *scrubSet) addString(v string) {
 	if link {
 		ids, _ = slackWebhook(v)
 	}
-	for _, tok := range tokens(v) {
+	toks := tokens(v)
+	var described map[string]bool
+	if len(toks) > 0 {
+		described = descriptorWords(v)
+	}
+	for _, tok := range toks {
 		// A descriptor (a version, a commit, a build, a region) or a
 		// webhook's ids join with the text, not on their own
 		// (descriptors.go, pieces.go).
-		if ordinaryValue(tok) || labelledDescriptor(tok) || descriptorIn(v, tok) || slices.Contains(ids, tok) {
+		if ordinaryValue(tok) || labelledDescriptor(tok) || described[tok] || slices.Contains(ids, tok) {
 			continue
 		}
 		s.addText(tok)
