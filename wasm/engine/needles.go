@@ -112,9 +112,9 @@ func (s *scrubSet) addString(v string) {
 		ids, _ = slackWebhook(v)
 	}
 	toks := tokens(v)
-	var described map[string]bool
+	var described, inPath map[string]bool
 	if len(toks) > 0 {
-		described = descriptorWords(v)
+		described, inPath = descriptorWords(v), pathWords(v)
 	}
 	for _, tok := range toks {
 		// A descriptor (a version, a commit, a build, a region) or a
@@ -124,7 +124,7 @@ func (s *scrubSet) addString(v string) {
 			continue
 		}
 		s.addText(tok)
-		if !pem && !link && !inPath(v, tok) {
+		if !pem && !link && !inPath[tok] {
 			s.addPieces(tok)
 		}
 	}

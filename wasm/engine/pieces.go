@@ -253,11 +253,35 @@ func slackID(id string, kind byte) bool {
 	return true
 }
 
-// inPath reports whether tok stands in text as a segment of a path (after
-// a slash), which other paths share: a Slack webhook's team id.
-func inPath(text, tok string) bool {
-	i := strings.Index(text, tok)
-	return i > 0 && text[i-1] == '/'
+// pathWords returns the words of text, read as tokens first reads them,
+// each mapped to whether it first stands as a segment of a path (after a
+// slash), which other paths share: a webhook's ids. One pass over text;
+// nil when text has no slash.
+func pathWords(text string) map[string]bool {
+	if strings.IndexByte(text, '/') < 0 {
+		return nil
+	}
+	m := map[string]bool{}
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && (isAlnum(text[i]) || strings.IndexByte("_-.@+~", text[i]) >= 0) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start < 0 {
+			continue
+		}
+		w := strings.TrimLeft(text[start:i], ".-_~+")
+		at := i - len(w)
+		start = -1
+		w = strings.TrimRight(w, ".-_~+")
+		if _, seen := m[w]; !seen && len(w) >= minToken {
+			m[w] = at > 0 && text[at-1] == '/'
+		}
+	}
+	return m
 }
 
 // secretPart is the part of v that is secret, or "" when none is: the

@@ -323,3 +323,20 @@ func TestPieceableValues(t *testing.T) {
 		assert.Equal(t, tt.want, keyChars(tt.v) && pieceable(tt.v), "%q", tt.v)
 	}
 }
+
+// BenchmarkAddWithheldText shows that adding a withheld text of many
+// key-like words to a set (its words, their pieces, descriptors and
+// words of paths) costs the same per word at a thousand words as at a
+// hundred thousand.
+func BenchmarkAddWithheldText(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			text, _ := manyKeys(n)
+			for b.Loop() {
+				s := &scrubSet{}
+				s.addString(text)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(2*n), "ns/word")
+		})
+	}
+}
