@@ -120,7 +120,7 @@ func (s *scrubSet) addString(v string) {
 		// A descriptor (a version, a commit, a build, a region) or a
 		// webhook's ids join with the text, not on their own
 		// (descriptors.go, pieces.go).
-		if ordinaryValue(tok) || labelledDescriptor(tok) || described[tok] || slices.Contains(ids, tok) {
+		if ordinaryValue(tok) || described[tok] || labelledDescriptor(tok, described) || slices.Contains(ids, tok) {
 			continue
 		}
 		s.addText(tok)
