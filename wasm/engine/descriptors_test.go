@@ -196,6 +196,9 @@ func TestDescriptorsOfAWithheldTextStayOutOfTheSet(t *testing.T) {
 		{"RegionOfAWholeRecord", "", `{"deploy":{"region":"eu-west-1","token":"` + key + `"}}`, "in eu-west-1", true},
 		{"KeyOfAWholeRecord", "", `{"deploy":{"region":"eu-west-1","token":"` + key + `"}}`, "token " + key, false},
 		{"CommitOfAWholeText", "", `{"env":"GIT_SHA=` + sha + `\nREGION=us-east-1\nSTRIPE_KEY=` + key + `"}`, "commit " + sha + " in us-east-1", true},
+		{"CommitOfAJSONText", "", `"{\"git_sha\": \"` + sha + `\", \"stripe_key\": \"` + key + `\"}"`, "commit " + sha, true},
+		{"KeyOfAJSONText", "", `"{\"git_sha\": \"` + sha + `\", \"stripe_key\": \"` + key + `\"}"`, "key " + key, false},
+		{"CommitNestedInAJSONText", "", `"{\"build\": {\"git_sha\": \"` + sha + `\"}, \"stripe_key\": \"` + key + `\"}"`, "commit " + sha, false},
 		{"CommitNotFirstOnItsLine", "", `{"env":"REGION=us-east-1 GIT_SHA=` + sha + ` STRIPE_KEY=` + key + `"}`, "commit " + sha, false},
 		{"KeyOfAWholeText", "", `{"env":"GIT_SHA=` + sha + ` REGION=us-east-1 STRIPE_KEY=` + key + `"}`, "key " + key, false},
 	}
