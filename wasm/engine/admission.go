@@ -31,6 +31,10 @@ import (
 //     user and password of a URL (postgres://app:S3cr3t@db/app), when
 //     they are not ordinary.
 func hintedParts(v string) []string {
+	// Where a descriptor stands is read in v as written: its lines'
+	// indents tell its context.
+	var described map[string]bool
+	raw := v
 	v = strings.TrimSpace(v)
 	// No ordinary shape is longer than maxOrdinary bytes; a long text is
 	// read by its words alone.
@@ -79,7 +83,18 @@ func hintedParts(v string) []string {
 		w = trimProse(w)
 		// A year is ordinary as a word of a text, not as a value of its
 		// own (a PIN 2026).
+		// A descriptor (descriptors.go) is a word of its own, or with its
+		// label (GIT_SHA=3f9a…, region: eu-west-1).
 		if utf8.RuneCountInString(w) < minScrubLength || ordinaryValue(w) || several && yearValue(w) {
+			continue
+		}
+		if described == nil {
+			described = descriptorWords(raw)
+			if described == nil {
+				described = map[string]bool{}
+			}
+		}
+		if described[w] || labelledDescriptor(w, described) {
 			continue
 		}
 		parts = append(parts, w)

@@ -7,6 +7,7 @@ package engine_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/veilmcp/veil/wasm/engine"
@@ -117,4 +118,95 @@ func TestRedKeyWithoutItsPrefixReshaped(t *testing.T) {
 		// shown in groups as licence keys are
 		{name: "GroupsOfFour", keys: []string{redStripeSecret}, kind: engine.Text, laters: []string{"key: 51Hq-LyjW-Darj-tT1z-dp7d-cXk4-Rm9Q-vB2s-Lw8T-nJ3y-E"}, gone: []string{"51Hq-LyjW-Darj-tT1z-dp7d-cXk4-Rm9Q-vB2s-Lw8T-nJ3y-E"}},
 	})
+}
+
+// TestRedOrdinaryOutputsBesideAKey: ids and dates that share a run of 8 to 16
+// characters with a key the session withheld (or are a word of a
+// withheld URL) lost it, though they are not secret; they pass now.
+func TestRedOrdinaryOutputsBesideAKey(t *testing.T) {
+	runRedOrdinaryCases(t, []redOrdinaryCase{
+		// Stripe keys embed the account id: the publishable key of the same
+		// account loses "_live_51HqLyjWDarjtT1z" (it becomes "pdQ3vNw8…").
+		{name: "StripePublishableKeyOfTheSameAccount", keys: []string{redStripeSecret}, kind: engine.Returned,
+			later: `{"publishable_key":"` + redStripePublishable + `"}`},
+		// and the account's own id becomes "acct_".
+		{name: "StripeAccountIDOfTheKey", keys: []string{redStripeSecret}, kind: engine.Returned,
+			later: `{"account":"` + redStripeAccount + `","country":"PT"}`},
+		// UUIDv1 of one host share their node (02fc00000001): every other
+		// id of the host loses its last 20 characters.
+		{name: "UUIDv1OfOtherObjectsOfTheSameHost", keys: []string{redUUID1a}, kind: engine.Returned,
+			later: `{"orders":["` + redUUID1b + `","` + redUUID1c + `"]}`},
+		// ObjectIds of one process share 5 random bytes: other documents'
+		// ids lose their middle ("6b0b429f1a2b01").
+		{name: "ObjectIDsOfTheSameProcess", keys: []string{redOID1}, kind: engine.Returned,
+			later: `{"items":[{"_id":"` + redOID2 + `"},{"_id":"` + redOID3 + `"}]}`},
+		// ULIDs of one second share their time: other events' ids lose
+		// "01M8HZRF" (a withheld ULID-shaped token).
+		{name: "ULIDsOfTheSameSecond", keys: []string{redULID1}, kind: engine.Returned,
+			later: `{"events":["` + redULID2 + `","` + redULID3 + `"]}`},
+		// The presigned URL's X-Amz-Date adds the pieces of
+		// "20260314T153045Z": another request's date of the same day loses
+		// "20260314T" and becomes "153102Z".
+		{name: "AmzDateOfAnotherRequestAfterAPresignedURL", keys: []string{redPresigned}, later: "X-Amz-Date: 20260314T153102Z"},
+		// A Slack webhook's team id (T024BE7LD) is a key-like word of the
+		// URL: the workspace's id vanishes from every later output.
+		{name: "SlackTeamIDAfterAWebhook", keys: []string{redSlackHook}, kind: engine.Returned, later: `{"team_id":"T024BE7LD","channel":"C024BE91L"}`},
+		// SendGrid's key holds its own id, which GET /v3/api_keys lists:
+		// the id loses all but "x5d1A".
+		{name: "SendGridKeyIDListed", keys: []string{redSendGridKey}, kind: engine.Returned,
+			later: `{"result":[{"api_key_id":"` + redSendGridID + `","name":"ci"}]}`},
+	})
+}
+
+// TestRedDescriptorsOfAWithheldDotEnv: the key-like words of a withheld .env
+// text (rule (d)'s "each word that looks like a key") include what is not
+// secret, and later outputs lost it: a release version ("myapp "), the
+// deployed commit that git log shows ("commit "), a build number (the
+// text was emptied) and an expiry's date, cut to "23:59:59Z". They are
+// descriptors now (descriptors.go), and pass.
+func TestRedDescriptorsOfAWithheldDotEnv(t *testing.T) {
+	runRedOrdinaryCases(t, []redOrdinaryCase{
+		{name: "ReleaseVersion", keys: []string{redDotEnv}, later: "myapp 2.14.3-rc1"},
+		{name: "GitSHA", keys: []string{redDotEnv}, later: "commit 3f9a1c27b8e4d05f6a2b9c8d7e1f0a3b4c5d6e7f"},
+		{name: "BuildNumber", keys: []string{redDotEnv}, later: "build 20260314.1"},
+		{name: "ExpiryDate", keys: []string{redDotEnv}, later: "session ends 2026-12-31T23:59:59Z"},
+		// A sensitiveHint deploy record withheld whole: its region, an
+		// ordinary word of letters, digits and dashes that is not
+		// key-like, vanishes from later outputs ("… in ").
+		{name: "RegionAfterAWholeDeployRecord", whole: `{"deploy":{"at":"2026-12-31T23:59:59Z","version":"v20.11.1","region":"eu-west-1"}}`,
+			later: "next deploy after 2026-12-31T23:59:59Z on v20.11.1 in eu-west-1"},
+	})
+}
+
+// TestRedSlicesOfAPasswordAndALetterToken: read_log({offset, length})
+// over a withheld password with symbols and a token of letters alone, in
+// reads of 16 characters at every offset, gave every slice back: neither
+// added pieces. A generated password's symbols are marks, and random
+// letters are pieced, now.
+func TestRedSlicesOfAPasswordAndALetterToken(t *testing.T) {
+	runRedSliceCases(t, []redSliceCase{
+		// A generated password with # $ @ ! & %.
+		{"PasswordWithSymbols", redPassword, redPassword},
+		// A token of 32 random letters.
+		{"LettersOnlyToken", redLettersToken, redLettersToken},
+	})
+}
+
+// TestRedPrivateExponentReadByOffset: read_file({offset, length}) over
+// openssl's dump of a withheld private key's exponent d, in reads of 32
+// hexadecimal digits, gave every read back; the secret numbers of a PEM
+// key are pieced in hexadecimal now.
+func TestRedPrivateExponentReadByOffset(t *testing.T) {
+	e := redSession(t)
+	redWithhold(t, e, redPrivPEM)
+	d := redAsn1D[strings.LastIndexByte(redAsn1D, ':')+1:]
+	leaked := 0
+	for i := 0; i+32 <= len(d); i += 32 {
+		if v := redRead(t, e, engine.Text, d[i:i+32]); redGives(v, d[i:i+32]) {
+			leaked++
+		}
+	}
+	if leaked > 0 {
+		t.Errorf("%d of %d reads of 32 hex digits of d came back", leaked, len(d)/32)
+	}
 }

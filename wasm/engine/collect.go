@@ -110,6 +110,12 @@ func (w *walker) collectJSONText(str string, depth int) {
 	if err != nil || tr.nodes[0].kind < kArray {
 		return
 	}
+	// A descriptor, a member of the object itself (descriptors.go), joins
+	// with the text and not on its own.
+	var described map[string]bool
+	if w.hinted && tr.nodes[0].kind == kObject {
+		described = descriptorWords(str)
+	}
 	for i := range tr.nodes {
 		n := &tr.nodes[i]
 		if n.parent >= 0 && tr.nodes[n.parent].kind == kObject {
@@ -117,7 +123,11 @@ func (w *walker) collectJSONText(str string, depth int) {
 		}
 		switch n.kind {
 		case kString:
-			w.addValue(tr.str(i))
+			if v := tr.str(i); n.parent == 0 && described[v] {
+				w.viewOnlySet().addString(v)
+			} else {
+				w.addValue(v)
+			}
 			w.collectJSONText(tr.str(i), depth+1)
 		case kNumber:
 			w.addNumber(tr.text(i))

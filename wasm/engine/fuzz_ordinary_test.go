@@ -34,6 +34,7 @@ var (
 	docPercent  = regexp.MustCompile(`^\d{1,3}(?:\.\d{1,2})?%$`)
 	docMIME     = regexp.MustCompile(`^(?:application|audio|font|image|message|model|multipart|text|video)/[a-z0-9.+-]+$`)
 	docTZ       = regexp.MustCompile(`^(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific)(?:/\p{Lu}\p{Mn}*` + `(?:` + docSmall + `|` + docCapital + `)*(?:[_-]` + docPart + `)*){1,2}$`)
+	docRegion   = regexp.MustCompile(`^(?:af|africa|ap|asia|australia|ca|cn|eu|europe|il|me|mx|northamerica|sa|southamerica|us)-(?:(?:gov|iso|isob|isoe|isof)-)?(?:central|east|north|northeast|northwest|south|southeast|southwest|west)-?\d{1,2}$`)
 	docYear     = regexp.MustCompile(`^(?:19|20)\d{2}$`)
 	docDigits   = regexp.MustCompile(`\d`)
 	docMarked   = regexp.MustCompile(`[,.]|\p{Sc}`)
@@ -42,13 +43,14 @@ var (
 
 // docOrdinaryShape reports whether v is one value of an ordinary shape
 // by the docs: a word, a date, a time, a zone's offset, a version, an
-// amount, a percentage, a MIME type or a time zone's name.
+// amount, a percentage, a MIME type, a time zone's name or a cloud
+// region's.
 func docOrdinaryShape(v string) bool {
 	switch {
 	case v == "":
 		return false
 	case docWordOK(v), docDate.MatchString(v), docTime.MatchString(v), docZoneOnly.MatchString(v),
-		docVersion.MatchString(v), docPercent.MatchString(v), docMIME.MatchString(v), docTZ.MatchString(v):
+		docVersion.MatchString(v), docPercent.MatchString(v), docMIME.MatchString(v), docTZ.MatchString(v), docRegion.MatchString(v):
 		return true
 	}
 	return docAmount.MatchString(v) && docMarked.MatchString(v) && len(docDigits.FindAllString(v, -1)) < 12
@@ -100,8 +102,14 @@ func docOrdinary(v string) bool {
 		if !docOrdinaryShape(w) {
 			w = strings.TrimRight(w, ".")
 		}
+		label := ""
+		if k > 0 {
+			label = strings.Trim(words[k-1], `"'`)
+		}
 		switch {
-		case len([]rune(w)) < 4, docOrdinaryShape(w), len(words) > 1 && docYear.MatchString(w):
+		case len([]rune(w)) < 4, docOrdinaryShape(w), len(words) > 1 && docYear.MatchString(w),
+			docLabelled.MatchString(w) && docDescriptor(docLabelled.FindStringSubmatch(w)[1], docLabelled.FindStringSubmatch(w)[2]),
+			strings.HasSuffix(label, ":") && docDescriptor(strings.Trim(strings.TrimSuffix(label, ":"), `"'`), w):
 		default:
 			return false
 		}
@@ -136,4 +144,42 @@ func docSkeletonWord(v string) bool {
 	}
 	sk := b.String()
 	return sk != "" && !strings.ContainsFunc(sk, unicode.IsDigit) && docWordOK(sk)
+}
+
+// The docs' descriptors: NAME=value or NAME: value where the name's last
+// word (words split at _ - . and where a small letter meets a capital)
+// is VERSION, RELEASE, SHA, COMMIT, REVISION, BUILD or REGION, no word of
+// it names a secret, and the value is of that word's shape.
+var (
+	docLabelled   = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_.-]*)[=:](.+)$`)
+	docNameSplit  = regexp.MustCompile(`[_.-]+|([a-z])([A-Z])`)
+	docSecretName = regexp.MustCompile(`^(?:AUTH|CERT|COOKIE|CREDENTIALS?|HMAC|KEY|OTP|PASS|PASSPHRASE|PASSWD|PASSWORD|PIN|PRIVATE|PWD|SALT|SECRET|SEED|SESSION|SIGNATURE|SIGNING|TOKEN)$`)
+	docRelease    = regexp.MustCompile(`^v?\d{1,8}(?:\.\d{1,8}){0,3}(?:[-+](?:[A-Za-z]{1,10}\d{0,4}|\d{1,8})(?:[.+-](?:[A-Za-z]{1,10}\d{0,4}|\d{1,8})){0,3})?$`)
+	docCommit     = regexp.MustCompile(`^(?:[0-9a-f]{7,40}|[0-9a-f]{64})$`)
+	docBuild      = regexp.MustCompile(`^\d+(?:[._-]\d+)*$`)
+)
+
+// docDescriptor reports whether value after name is a descriptor by the
+// docs.
+func docDescriptor(name, value string) bool {
+	words := strings.Fields(docNameSplit.ReplaceAllString(name, "$1 $2"))
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		if docSecretName.MatchString(strings.ToUpper(w)) {
+			return false
+		}
+	}
+	switch strings.ToUpper(words[len(words)-1]) {
+	case "VERSION", "RELEASE":
+		return docVersion.MatchString(value) || docRelease.MatchString(value)
+	case "SHA", "COMMIT", "REVISION":
+		return docCommit.MatchString(value)
+	case "BUILD":
+		return docVersion.MatchString(value) || docRelease.MatchString(value) || len(value) <= 24 && docBuild.MatchString(value)
+	case "REGION":
+		return docRegion.MatchString(value)
+	}
+	return false
 }

@@ -98,15 +98,33 @@ func (s *scrubSet) addString(v string) {
 		return
 	}
 	s.addText(v)
-	s.addPieces(v)
 	// A PEM block's lines and a URL's paths add no pieces (pieces.go).
 	pem, link := strings.Contains(v, "-----BEGIN"), isLink(v)
 	if link {
 		s.addURLPieces(v)
+	} else if pem {
+		s.addPEMPieces(v)
+	} else {
+		s.addPieces(v)
 	}
-	for _, tok := range tokens(v) {
+	var ids []string
+	if link {
+		ids, _ = slackWebhook(v)
+	}
+	toks := tokens(v)
+	var described, inPath map[string]bool
+	if len(toks) > 0 {
+		described, inPath = descriptorWords(v), pathWords(v)
+	}
+	for _, tok := range toks {
+		// A descriptor (a version, a commit, a build, a region) or a
+		// webhook's ids join with the text, not on their own
+		// (descriptors.go, pieces.go).
+		if ordinaryValue(tok) || described[tok] || labelledDescriptor(tok, described) || slices.Contains(ids, tok) {
+			continue
+		}
 		s.addText(tok)
-		if !pem && !link && !inPath(v, tok) {
+		if !pem && !link && !inPath[tok] {
 			s.addPieces(tok)
 		}
 	}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/hex"
 	"math"
 	"net/url"
 	"slices"
@@ -59,6 +61,9 @@ func (s *scrubSet) addPieces(v string) {
 	}
 	var buf [4 * maxPiece]byte
 	for i := 0; i+minPiece <= len(v) && s.pieces < maxSetPieces; i++ {
+		if strings.IndexByte(passwordMarks, v[i]) >= 0 {
+			continue
+		}
 		n := pieceAt(v[i:])
 		if n == 0 || n == len(v) || holdsDate(v[i:i+n]) {
 			continue
@@ -74,11 +79,113 @@ func (s *scrubSet) addPieces(v string) {
 	}
 }
 
+// addPEMPieces adds the pieces of what a PEM private key's text holds of
+// its secret numbers (privateKeyParts): the base64 characters of each
+// line that encode a secret number's bytes alone, and each number in
+// hexadecimal. A read by offset of the key's lines or of openssl's dump
+// of a number holds one; the lines of the key's header and its public
+// half (a modulus, a public point), which a certificate or the public
+// key repeats, add none.
+func (s *scrubSet) addPEMPieces(v string) {
+	for rest := v; ; {
+		i := strings.Index(rest, "-----BEGIN ")
+		if i < 0 || len(rest) > maxPEMKey {
+			return
+		}
+		block := rest[i:]
+		end := strings.Index(block, "-----END ")
+		if end < 0 {
+			return
+		}
+		if k := strings.Index(block[end+len("-----END "):], "-----"); k >= 0 {
+			end += len("-----END ") + k + len("-----")
+		}
+		rest = block[end:]
+		block = block[:end]
+		parts := privateKeyParts(block)
+		_, body, _ := strings.Cut(block[len("-----BEGIN "):], "-----")
+		body = body[:max(0, strings.Index(body, "-----END "))]
+		der, ok := pemBody(body)
+		if !ok {
+			continue
+		}
+		lines := strings.Fields(body)
+		for _, p := range parts {
+			s.addPieces(hex.EncodeToString(p))
+			a := bytes.Index(der, p)
+			if a < 0 {
+				continue
+			}
+			// The characters that encode bytes of p alone: whole groups
+			// of four within its bytes.
+			c0, c1 := (a+2)/3*4, (a+len(p))/3*4
+			at := 0
+			for _, line := range lines {
+				lo, hi := max(c0, at), min(c1, at+len(line))
+				if hi-lo > minPiece {
+					s.addPieces(line[lo-at : hi-at])
+				}
+				at += len(line)
+			}
+		}
+	}
+}
+
 // pieceable reports whether v is random enough to piece: key-like
 // (keyLike), or twenty characters or more with a digit that carry twice
-// minPieceBits (an AWS secret key with one digit).
+// minPieceBits (an AWS secret key with one digit), or random letters
+// (randomLetters); and not an e-mail address, whose name and domain are
+// words other addresses share.
 func pieceable(v string) bool {
-	return keyLike(v) || len(v) >= 20 && strings.ContainsAny(v, "0123456789") && pieceBits(v) >= 2*minPieceBits
+	if mailAddress(v) {
+		return false
+	}
+	return keyLike(v) || len(v) >= 20 && strings.ContainsAny(v, "0123456789") && pieceBits(v) >= 2*minPieceBits || randomLetters(v)
+}
+
+// mailAddress reports whether v ends in @ and a domain: labels of
+// letters, digits and hyphens, a point between them.
+func mailAddress(v string) bool {
+	at := strings.LastIndexByte(v, '@')
+	if at < 0 {
+		return false
+	}
+	d := v[at+1:]
+	if !strings.Contains(d, ".") || strings.HasPrefix(d, ".") || strings.HasSuffix(d, ".") {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if c := d[i]; !isAlnum(c) && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// randomLetters reports whether v is a token of letters alone drawn at
+// random (BSTJnQgZpRlCdNXzDOULFqEBsNjTZKEC) rather than words: twenty
+// letters or more, between a quarter and three quarters of them
+// capitals (words in CamelCase have one a word, words in capitals all),
+// and fewer than one in three vowels (a e i o u y: English words have
+// two in five, random letters about one in four).
+func randomLetters(v string) bool {
+	if len(v) < 20 {
+		return false
+	}
+	capitals, vowels := 0, 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !isLetter(c) {
+			return false
+		}
+		if isUpper(c) {
+			capitals++
+		}
+		if strings.IndexByte("aeiouyAEIOUY", c) >= 0 {
+			vowels++
+		}
+	}
+	return 4*capitals >= len(v) && 4*capitals <= 3*len(v) && 3*vowels < len(v)
 }
 
 // addURLPieces adds the pieces of what in a withheld URL is secret: its
@@ -90,6 +197,9 @@ func (s *scrubSet) addURLPieces(v string) {
 	}
 	if pw, ok := u.User.Password(); ok {
 		s.addPieces(pw)
+	}
+	if _, secret := slackWebhook(v); secret != "" {
+		s.addPieces(secret)
 	}
 	for name, vs := range u.Query() {
 		// An access key's id (X-Amz-Credential), which its owner's
@@ -111,11 +221,67 @@ func isLink(v string) bool {
 	return i > 0 && i <= 16 && !strings.ContainsAny(v, " \t\r\n") && isLetter(v[0])
 }
 
-// inPath reports whether tok stands in text as a segment of a path (after
-// a slash), which other paths share: a Slack webhook's team id.
-func inPath(text, tok string) bool {
-	i := strings.Index(text, tok)
-	return i > 0 && text[i-1] == '/'
+// slackWebhook returns the ids a Slack incoming webhook's URL carries
+// and its secret, or nothing when v is no such URL
+// (https://hooks.slack.com/services/T…/B…/secret). The ids are the
+// workspace's (T…, which every link into the workspace and every answer
+// of Slack's API shows) and the webhook's (B…, which the workspace's app
+// settings list): identifiers, which grant nothing without the secret.
+func slackWebhook(v string) (ids []string, secret string) {
+	u, err := url.Parse(strings.TrimSpace(v))
+	if err != nil || u.Scheme != "https" || !strings.EqualFold(u.Host, "hooks.slack.com") {
+		return nil, ""
+	}
+	seg := strings.Split(strings.TrimPrefix(u.EscapedPath(), "/"), "/")
+	if len(seg) != 4 || seg[0] != "services" || !slackID(seg[1], 'T') || !slackID(seg[2], 'B') || seg[3] == "" {
+		return nil, ""
+	}
+	return seg[1:3], seg[3]
+}
+
+// slackID reports whether id is a Slack id of the kind its first letter
+// says: that capital, then eight to twelve capitals and digits.
+func slackID(id string, kind byte) bool {
+	if len(id) < 9 || len(id) > 13 || id[0] != kind {
+		return false
+	}
+	for i := 1; i < len(id); i++ {
+		if !isUpper(id[i]) && !isDigit(id[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathWords returns the words of text, read as tokens first reads them,
+// each mapped to whether it first stands as a segment of a path (after a
+// slash), which other paths share: a webhook's ids. One pass over text;
+// nil when text has no slash.
+func pathWords(text string) map[string]bool {
+	if strings.IndexByte(text, '/') < 0 {
+		return nil
+	}
+	m := map[string]bool{}
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && (isAlnum(text[i]) || strings.IndexByte("_-.@+~", text[i]) >= 0) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start < 0 {
+			continue
+		}
+		w := strings.TrimLeft(text[start:i], ".-_~+")
+		at := i - len(w)
+		start = -1
+		w = strings.TrimRight(w, ".-_~+")
+		if _, seen := m[w]; !seen && len(w) >= minToken {
+			m[w] = at > 0 && text[at-1] == '/'
+		}
+	}
+	return m
 }
 
 // secretPart is the part of v that is secret, or "" when none is: the
@@ -126,10 +292,16 @@ func inPath(text, tok string) bool {
 // value that starts with a date.
 func secretPart(v string) string {
 	if i := strings.IndexByte(v, '='); i > 0 && i < len(v)-1 && v[i+1] != '=' && isLetter(v[0]) && strings.Trim(v[:i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.") == "" {
+		if descriptor(v[:i], v[i+1:]) {
+			// GIT_SHA=3f9a…: a commit, a version, a build, a region.
+			return ""
+		}
 		v = v[i+1:]
 	}
 	if strings.Count(v, ".") == 2 {
-		if last := v[strings.LastIndexByte(v, '.')+1:]; len(last) >= 16 {
+		// Not a host's name and a path after it (hooks.slack.com/…):
+		// a token's last part is base64url, which has no slash.
+		if last := v[strings.LastIndexByte(v, '.')+1:]; len(last) >= 16 && !strings.Contains(last, "/") {
 			return last
 		}
 	}
@@ -222,10 +394,10 @@ func holdsDate(p string) bool {
 	return false
 }
 
-// keyChars reports whether v is written the way keys are: letters,
-// digits and pieceMarks alone, and not as a file's name or a URL (a
-// leading ., or //), whose parts others share. A leading / is base64's
-// as often as a path's.
+// keyChars reports whether v is written the way keys and generated
+// passwords are: letters, digits and pieceMarks alone, and not as a
+// file's name or a URL (a leading ., or //), whose parts others share. A
+// leading / is base64's as often as a path's.
 func keyChars(v string) bool {
 	if v[0] == '.' || strings.Contains(v, "//") {
 		return false
@@ -264,8 +436,18 @@ func pieceAt(v string) int {
 }
 
 // pieceMarks are the marks keys are written with besides letters and
-// digits; they carry no bits of their own.
-const pieceMarks = "_-.+/=~"
+// digits, and the symbols a password generator adds to them
+// (xK9#mP2$vL8@qR4!); they carry no bits of their own, so a piece of a
+// password is counted by its letters and digits alone. Quotes,
+// backslashes and white space are no key's: a value that holds them is a
+// text, not a key.
+const pieceMarks = keyMarks + passwordMarks
+
+// keyMarks are the marks of keys; passwordMarks those a password
+// generator adds. No piece starts with one of passwordMarks: the piece
+// from the next character holds as many bits, and a later text keeps
+// the mark (a # before a token, a bracket around it).
+const keyMarks, passwordMarks = "_-.+/=~", "!#$%&*?@^|:;,()[]{}<>"
 
 // pieceBits is how many bits a run of key characters carries. It counts
 // the characters of its random-looking parts between marks (randomPart):

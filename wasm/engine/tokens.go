@@ -132,11 +132,12 @@ func secretLikeNumber(text string) bool {
 // date with or without a time (dateValue), a time with or without a zone
 // (clockZoneValue), a zone's offset (zoneValue), a version
 // (versionValue), an amount (amountValue), a percentage (percentValue),
-// a MIME type (mimeValue) or a time zone's name (zoneIDValue). Digits are
+// a MIME type (mimeValue), a time zone's name (zoneIDValue) or a cloud
+// region's (regionValue, descriptors.go). Digits are
 // ASCII digits; anything else fails closed, and joins the session's set.
 func ordinaryValue(v string) bool {
 	return v != "" && (ordinaryWord(v) || dateValue(v) || clockZoneValue(v) || zoneValue(v) || versionValue(v) ||
-		amountValue(v) || percentValue(v) || mimeValue(v) || zoneIDValue(v))
+		amountValue(v) || percentValue(v) || mimeValue(v) || zoneIDValue(v) || regionValue(v))
 }
 
 // ordinaryWord reports whether v is a word of letters (and the marks
