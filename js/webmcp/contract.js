@@ -83,8 +83,8 @@ export const OUTPUT_TIMEOUT_MS = 30000; // the output op, which makes a call's a
 /** @typedef {{name: string, message: string}} EngineError */
 /** @typedef {{ok: boolean, settings: any}} ConfigureReply */
 /** @typedef {{decisions: RiskEntry[]}} DecisionsReply */
-/** @typedef {{items: EngineItem[]}} ItemsReply */
-/** @typedef {{handle: string, call: string, tool: string, kind: string, label: string, pointer: string, expires: string, redeemBy?: string}} EngineItem */
+/** @typedef {{items: VaultItem[]}} ItemsReply */
+/** @typedef {{handle: string, call: string, tool: string, kind: string, label: string, pointer: string, expires: string, redeemBy?: string}} VaultItem */
 /** @typedef {{handle: string}} HandleRequest */
 /** @typedef {{kind: string, redeemUrl?: string}} RevealReply */
 /** @typedef {{gc?: boolean}} StatsRequest */

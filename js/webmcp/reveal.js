@@ -14,7 +14,7 @@ export const refused = (reason, message, status) => ({ ok: false, reason, messag
 
 /**
  * toItem is a held item as the page gives it: its times as numbers.
- * @param {import('./contract.js').EngineItem} i
+ * @param {import('./contract.js').VaultItem} i
  * @returns {VeilItem} (the engine's kind is one of VeilItem's)
  */
 export const toItem = (i) => /** @type {VeilItem} */ ({ ...i, expires: Date.parse(i.expires), ...(i.redeemBy && { redeemBy: Date.parse(i.redeemBy) }) });
