@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -119,6 +120,9 @@ func (s *server) start() error {
 			conn.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			err = c.Ping(ctx).Err()
+			if err == nil {
+				err = s.answersItself(ctx, c)
+			}
 			cancel()
 		}
 		if err == nil {
@@ -130,6 +134,22 @@ func (s *server) start() error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// answersItself tells whether the server that answered PING at s.addr is
+// this process: another test's server may have bound the same port first
+// (both probed it free), and this one then exits on its failed bind,
+// which the start loop sees, rather than sharing the other's server.
+func (s *server) answersItself(ctx context.Context, c *redis.Client) error {
+	info, err := c.Info(ctx, "server").Result()
+	if err != nil {
+		return err
+	}
+	want := "process_id:" + strconv.Itoa(s.cmd.Process.Pid) + "\r\n"
+	if !strings.Contains(info, want) {
+		return fmt.Errorf("another redis-server answers at %s", s.addr)
+	}
+	return nil
 }
 
 // stop shuts the server down gracefully (SIGTERM, which flushes the AOF)
