@@ -280,23 +280,9 @@ func descriptorWords(text string) map[string]bool {
 	var m map[string]bool
 	var labels map[int]label
 	read := false
-	start := -1
-	for i := 0; i <= len(text); i++ {
-		if i < len(text) && (isAlnum(text[i]) || strings.IndexByte("_-.@+~", text[i]) >= 0) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start < 0 {
-			continue
-		}
-		w := strings.TrimLeft(text[start:i], ".-_~+")
-		at := i - len(w) // where w starts, its marks trimmed
-		start = -1
-		w = strings.TrimRight(w, ".-_~+")
+	eachWord(text, func(w string, at int) {
 		if len(w) < minToken || !(releaseValue(w) || commitValue(w) || buildValue(w) || regionValue(w)) {
-			continue
+			return
 		}
 		if !read {
 			labels, read = topLabels(text), true
@@ -310,7 +296,7 @@ func descriptorWords(text string) map[string]bool {
 			ok = ok && prev
 		}
 		m[w] = ok
-	}
+	})
 	return m
 }
 

@@ -262,6 +262,18 @@ func pathWords(text string) map[string]bool {
 		return nil
 	}
 	m := map[string]bool{}
+	eachWord(text, func(w string, at int) {
+		if _, seen := m[w]; !seen && len(w) >= minToken {
+			m[w] = at > 0 && text[at-1] == '/'
+		}
+	})
+	return m
+}
+
+// eachWord calls f with each word of text as tokens first reads them (a
+// run of letters, digits and _-.@+~, its leading and trailing .-_~+
+// trimmed) and the offset where it starts, in one pass over text.
+func eachWord(text string, f func(w string, at int)) {
 	start := -1
 	for i := 0; i <= len(text); i++ {
 		if i < len(text) && (isAlnum(text[i]) || strings.IndexByte("_-.@+~", text[i]) >= 0) {
@@ -274,14 +286,10 @@ func pathWords(text string) map[string]bool {
 			continue
 		}
 		w := strings.TrimLeft(text[start:i], ".-_~+")
-		at := i - len(w)
+		at := i - len(w) // where w starts, its marks trimmed
 		start = -1
-		w = strings.TrimRight(w, ".-_~+")
-		if _, seen := m[w]; !seen && len(w) >= minToken {
-			m[w] = at > 0 && text[at-1] == '/'
-		}
+		f(strings.TrimRight(w, ".-_~+"), at)
 	}
-	return m
 }
 
 // secretPart is the part of v that is secret, or "" when none is: the
